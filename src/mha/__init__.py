@@ -1,0 +1,46 @@
+"""mha: multi-head attention step by step, proven equal to PyTorch's.
+
+Dimension letters used throughout: ``B`` batch, ``L`` target length, ``S`` source length,
+``E`` model width, ``H`` heads, ``D = E // H`` head width.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from mha.device import available_devices, get_device
+from mha.functional import (
+    additive_mask,
+    causal_mask,
+    check_heads,
+    merge_heads,
+    multi_head_attention,
+    project,
+    project_qkv,
+    scaled_dot_product_attention,
+    split_heads,
+)
+from mha.module import MultiHeadAttention
+from mha.trace import ShapeStep, format_shape_table, trace_shapes
+
+try:
+    __version__ = version("mha")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+__all__ = [
+    "MultiHeadAttention",
+    "ShapeStep",
+    "__version__",
+    "additive_mask",
+    "available_devices",
+    "causal_mask",
+    "check_heads",
+    "format_shape_table",
+    "get_device",
+    "merge_heads",
+    "multi_head_attention",
+    "project",
+    "project_qkv",
+    "scaled_dot_product_attention",
+    "split_heads",
+    "trace_shapes",
+]

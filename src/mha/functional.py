@@ -1,0 +1,764 @@
+r"""Multi-head attention, one function per step of the lesson.
+
+The computation, for a batch-first input of shape ``(B, L, E)``::
+
+    query, key, value                 (B, L, E), (B, S, E_k), (B, S, E_v)
+    1) project       -> q, k, v        (B, L, E), (B, S, E),   (B, S, E)
+    2) split heads   -> q, k, v        (B, H, L, D), (B, H, S, D), (B, H, S, D)
+    3) attend        -> out, weights   (B, H, L, D), (B, H, L, S)
+    4) merge heads   -> out            (B, L, E)
+    5) project out   -> out            (B, L, E)
+
+Dimension letters, used in every shape in this package:
+
+=====  =====================================================
+``B``  batch size
+``L``  target (query) sequence length
+``S``  source (key and value) sequence length
+``E``  model width ``embed_dim`` (``d_model`` in the paper)
+``H``  number of heads ``num_heads`` (``h`` in the paper)
+``D``  width of one head, ``E // H`` (``d_k = d_v`` in the paper)
+=====  =====================================================
+
+Two mask conventions meet here, and they are opposite for boolean masks:
+
+* :func:`scaled_dot_product_attention` follows
+  :func:`torch.nn.functional.scaled_dot_product_attention`: ``True`` means *may attend*.
+* :func:`multi_head_attention` and :class:`mha.MultiHeadAttention` follow
+  :class:`torch.nn.MultiheadAttention`: ``True`` means *blocked*.
+
+A floating-point mask is added to the scores in both, so it means the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+__all__ = [
+    "additive_mask",
+    "causal_mask",
+    "check_heads",
+    "merge_heads",
+    "multi_head_attention",
+    "project",
+    "project_qkv",
+    "scaled_dot_product_attention",
+    "split_heads",
+]
+
+
+# ---------------------------------------------------------------------------
+# Input checks shared by every step
+# ---------------------------------------------------------------------------
+
+
+def _check_tensor(x: object, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected {name} to be a torch.Tensor, got {type(x).__name__}")
+    return x
+
+
+def _check_dim(x: Tensor, name: str, dims: tuple[int, ...], layout: str) -> None:
+    if x.dim() not in dims:
+        expected = " or ".join(f"{d}-D" for d in dims)
+        raise ValueError(
+            f"expected {name} to be {expected} with layout {layout}, "
+            f"got a {x.dim()}-D tensor of shape {tuple(x.shape)}"
+        )
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def check_heads(embed_dim: int, num_heads: int) -> int:
+    """Check that ``embed_dim`` splits evenly into ``num_heads`` heads.
+
+    Parameters
+    ----------
+    embed_dim : int
+        Model width ``E`` (``d_model``).
+    num_heads : int
+        Number of heads ``H``.
+
+    Returns
+    -------
+    int
+        The width of one head, ``D = embed_dim // num_heads``.
+
+    Raises
+    ------
+    TypeError
+        If either argument is not an integer.
+    ValueError
+        If either is not positive, or ``embed_dim`` is not divisible by ``num_heads``;
+        the message lists the head counts that would work.
+
+    Examples
+    --------
+    >>> import mha
+    >>> mha.check_heads(64, 8)
+    8
+    >>> mha.check_heads(64, 6)
+    Traceback (most recent call last):
+        ...
+    ValueError: embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 ...
+    """
+    for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected {name} to be an int, got {type(value).__name__}")
+        if value <= 0:
+            raise ValueError(f"expected {name} to be a positive int, got {name}={value}")
+    if embed_dim % num_heads != 0:
+        options = ", ".join(str(d) for d in _divisors(embed_dim))
+        raise ValueError(
+            f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
+            f"num_heads={num_heads} ({embed_dim} / {num_heads} = {embed_dim / num_heads:.4g}); "
+            f"head counts that divide {embed_dim}: {options}"
+        )
+    return embed_dim // num_heads
+
+
+def _check_mask_dtype(mask: Tensor, name: str, true_means: str) -> None:
+    if mask.dtype != torch.bool and not mask.is_floating_point():
+        raise TypeError(
+            f"expected {name} to be a bool or floating-point tensor, got dtype {mask.dtype}; "
+            f"convert it with {name}.bool() (True = {true_means}) or pass an additive float mask"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Masks
+# ---------------------------------------------------------------------------
+
+
+def causal_mask(
+    target_len: int, source_len: int | None = None, *, device: torch.device | str | None = None
+) -> Tensor:
+    """Boolean causal mask in :class:`torch.nn.MultiheadAttention`'s convention.
+
+    Position ``i`` may attend to positions ``j <= i``; ``True`` marks a *blocked* pair. The
+    mask is aligned to the top left, as ``is_causal=True`` in
+    :func:`torch.nn.functional.scaled_dot_product_attention` is.
+
+    Parameters
+    ----------
+    target_len : int
+        Query length ``L``.
+    source_len : int, optional
+        Key length ``S``; defaults to ``target_len``.
+    device : torch.device or str, optional
+        Where to create the mask.
+
+    Returns
+    -------
+    Tensor of shape (L, S), dtype bool
+        ``True`` above the diagonal (blocked), ``False`` on and below it.
+
+    See Also
+    --------
+    additive_mask : turn it into the float mask that is added to the scores.
+
+    Examples
+    --------
+    >>> import mha
+    >>> mha.causal_mask(3)
+    tensor([[False,  True,  True],
+            [False, False,  True],
+            [False, False, False]])
+    """
+    source_len = target_len if source_len is None else source_len
+    ones = torch.ones(target_len, source_len, dtype=torch.bool, device=device)
+    return ones.triu(diagonal=1)  # (L, S)
+
+
+def additive_mask(mask: Tensor | None, dtype: torch.dtype, *, name: str = "mask") -> Tensor | None:
+    """Turn a mask in :class:`torch.nn.MultiheadAttention`'s convention into an additive one.
+
+    A boolean mask becomes ``-inf`` where it is ``True`` (blocked) and ``0`` elsewhere; a float
+    mask is returned as it is, cast to ``dtype``. Adding the result to the scores before the
+    softmax gives blocked positions zero weight.
+
+    Parameters
+    ----------
+    mask : Tensor or None
+        Boolean (``True`` = blocked) or floating-point (added to the scores) mask.
+    dtype : torch.dtype
+        Floating-point dtype of the scores.
+    name : str, default="mask"
+        Name used in error messages.
+
+    Returns
+    -------
+    Tensor or None
+        A float mask of the same shape, or ``None`` when ``mask`` is ``None``.
+
+    Raises
+    ------
+    TypeError
+        If the mask is neither boolean nor floating point.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> mha.additive_mask(torch.tensor([False, True]), torch.float32)
+    tensor([0., -inf])
+    """
+    if mask is None:
+        return None
+    _check_tensor(mask, name)
+    _check_mask_dtype(mask, name, "blocked")
+    if mask.dtype == torch.bool:
+        return torch.zeros_like(mask, dtype=dtype).masked_fill_(mask, float("-inf"))
+    return mask.to(dtype)
+
+
+# ---------------------------------------------------------------------------
+# 1) project
+# ---------------------------------------------------------------------------
+
+
+def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    r"""Apply one linear projection, ``y = x W^T + b``, as :class:`torch.nn.Linear` does.
+
+    Used for each of ``W^Q``, ``W^K``, ``W^V`` and the output projection ``W^O``.
+
+    Parameters
+    ----------
+    x : Tensor of shape (..., E_in)
+        Input.
+    weight : Tensor of shape (E_out, E_in)
+        Projection matrix, stored as :class:`torch.nn.Linear` stores it.
+    bias : Tensor of shape (E_out,), optional
+        Bias added after the matrix product.
+
+    Returns
+    -------
+    Tensor of shape (..., E_out)
+
+    Raises
+    ------
+    ValueError
+        If the last dimension of ``x`` is not ``weight.shape[1]``.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> x = torch.ones(2, 5, 4)
+    >>> mha.project(x, torch.eye(4)).equal(x)
+    True
+    >>> mha.project(x, torch.ones(3, 4), torch.zeros(3)).shape
+    torch.Size([2, 5, 3])
+    """
+    _check_tensor(x, "x")
+    _check_tensor(weight, "weight")
+    if weight.dim() != 2 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"expected x's last dimension to equal weight.shape[1] (weight has shape "
+            f"(E_out, E_in)), got x of shape {tuple(x.shape)} and weight of shape "
+            f"{tuple(weight.shape)}"
+        )
+    return F.linear(x, weight, bias)
+
+
+def project_qkv(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    q_weight: Tensor,
+    k_weight: Tensor,
+    v_weight: Tensor,
+    q_bias: Tensor | None = None,
+    k_bias: Tensor | None = None,
+    v_bias: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Step 1: project the inputs to queries, keys and values.
+
+    ``Q = query W_Q^T + b_Q``, ``K = key W_K^T + b_K``, ``V = value W_V^T + b_V``. In
+    self-attention (``query is key is value``) the three weights are stacked into one
+    ``(3E, E)`` matrix, as :class:`torch.nn.MultiheadAttention` packs its ``in_proj_weight``,
+    so the input is read once by a single matrix product.
+
+    Parameters
+    ----------
+    query : Tensor of shape (B, L, E)
+    key : Tensor of shape (B, S, E_k)
+    value : Tensor of shape (B, S, E_v)
+    q_weight : Tensor of shape (E, E)
+    k_weight : Tensor of shape (E, E_k)
+    v_weight : Tensor of shape (E, E_v)
+    q_bias, k_bias, v_bias : Tensor of shape (E,), optional
+
+    Returns
+    -------
+    q : Tensor of shape (B, L, E)
+    k : Tensor of shape (B, S, E)
+    v : Tensor of shape (B, S, E)
+
+    See Also
+    --------
+    split_heads : the next step.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> x = torch.randn(2, 5, 64)
+    >>> w = torch.randn(64, 64)
+    >>> q, k, v = mha.project_qkv(x, x, x, w, w, w)
+    >>> q.shape, k.shape, v.shape
+    (torch.Size([2, 5, 64]), torch.Size([2, 5, 64]), torch.Size([2, 5, 64]))
+    """
+    self_attention = query is key and key is value
+    same_width = q_weight.shape == k_weight.shape == v_weight.shape
+    biases = (q_bias, k_bias, v_bias)
+    if self_attention and same_width and all(b is None for b in biases):
+        packed = torch.cat([q_weight, k_weight, v_weight])  # (3E, E)
+        return project(query, packed).chunk(3, dim=-1)  # 3 x (B, L, E)
+    if self_attention and same_width and all(b is not None for b in biases):
+        packed = torch.cat([q_weight, k_weight, v_weight])  # (3E, E)
+        packed_bias = torch.cat(biases)  # (3E,)
+        return project(query, packed, packed_bias).chunk(3, dim=-1)  # 3 x (B, L, E)
+    q = project(query, q_weight, q_bias)  # (B, L, E)
+    k = project(key, k_weight, k_bias)  # (B, S, E)
+    v = project(value, v_weight, v_bias)  # (B, S, E)
+    return q, k, v
+
+
+# ---------------------------------------------------------------------------
+# 2) split heads, 4) merge heads
+# ---------------------------------------------------------------------------
+
+
+def split_heads(x: Tensor, num_heads: int) -> Tensor:
+    """Step 2: split the last dimension into heads, ``(B, L, H*D) -> (B, H, L, D)``.
+
+    A ``view`` cuts the last dimension into ``H`` blocks of ``D``, then a ``transpose`` moves
+    the head dimension in front of the sequence so that every head is one independent
+    ``(L, D)`` matrix. Nothing is copied: the result is a non-contiguous view of ``x``.
+
+    Parameters
+    ----------
+    x : Tensor of shape (B, L, E)
+        Projected queries, keys or values, ``E = H * D``.
+    num_heads : int
+        Number of heads ``H``; must divide ``E``.
+
+    Returns
+    -------
+    Tensor of shape (B, H, L, D)
+        A view of ``x`` (shares its storage).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a tensor or ``num_heads`` not an int.
+    ValueError
+        If ``x`` is not 3-D or its last dimension is not divisible by ``num_heads``.
+
+    See Also
+    --------
+    merge_heads : the inverse.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> x = torch.randn(2, 5, 64)
+    >>> heads = mha.split_heads(x, 8)
+    >>> heads.shape
+    torch.Size([2, 8, 5, 8])
+    >>> heads.is_contiguous(), heads.data_ptr() == x.data_ptr()
+    (False, True)
+    >>> mha.split_heads(torch.randn(2, 5, 60), 8)
+    Traceback (most recent call last):
+        ...
+    ValueError: split_heads expected the last dimension of x to be divisible by num_heads=8, ...
+    """
+    _check_tensor(x, "x")
+    _check_dim(x, "x", (3,), "(B, L, E)")
+    if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
+        raise TypeError(f"expected num_heads to be a positive int, got {num_heads!r}")
+    B, L, E = x.shape
+    if E % num_heads != 0:
+        options = ", ".join(str(d) for d in _divisors(E))
+        raise ValueError(
+            f"split_heads expected the last dimension of x to be divisible by "
+            f"num_heads={num_heads}, got x of shape {tuple(x.shape)} (last dimension {E}); "
+            f"project to a width that {num_heads} divides, or use a head count that divides "
+            f"{E}: {options}"
+        )
+    D = E // num_heads
+    return x.view(B, L, num_heads, D).transpose(1, 2)  # (B, L, H, D) -> (B, H, L, D)
+
+
+def merge_heads(x: Tensor) -> Tensor:
+    """Step 4: concatenate the heads again, ``(B, H, L, D) -> (B, L, H*D)``.
+
+    The inverse of :func:`split_heads`: ``transpose`` the sequence back in front of the heads,
+    make the memory ``contiguous`` (the transposed tensor cannot be viewed otherwise), then
+    ``view`` the last two dimensions as one. This is ``Concat(head_1, ..., head_h)``.
+
+    Parameters
+    ----------
+    x : Tensor of shape (B, H, L, D)
+
+    Returns
+    -------
+    Tensor of shape (B, L, H*D)
+        Contiguous.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a tensor.
+    ValueError
+        If ``x`` is not 4-D.
+
+    See Also
+    --------
+    split_heads : the inverse.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> x = torch.randn(2, 5, 64)
+    >>> merged = mha.merge_heads(mha.split_heads(x, 8))
+    >>> merged.shape, merged.is_contiguous(), merged.equal(x)
+    (torch.Size([2, 5, 64]), True, True)
+    """
+    _check_tensor(x, "x")
+    _check_dim(x, "x", (4,), "(B, H, L, D)")
+    B, H, L, D = x.shape
+    return x.transpose(1, 2).contiguous().view(B, L, H * D)  # (B, L, H, D) -> (B, L, E)
+
+
+# ---------------------------------------------------------------------------
+# 3) attend
+# ---------------------------------------------------------------------------
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    r"""Step 3: ``softmax(Q K^T / sqrt(D) + mask) V`` for all heads at once.
+
+    The explicit twin of :func:`torch.nn.functional.scaled_dot_product_attention`: the same
+    arguments and mask convention, but it also returns the attention weights. Every head is
+    computed by the same batched matrix product; there is no loop over heads.
+
+    Parameters
+    ----------
+    query : Tensor of shape (..., L, D)
+    key : Tensor of shape (..., S, D)
+    value : Tensor of shape (..., S, D_v)
+    attn_mask : Tensor broadcastable to (..., L, S), optional
+        Boolean: ``True`` means *may attend* (the opposite of
+        :class:`torch.nn.MultiheadAttention`). Float: added to the scores.
+    dropout_p : float, default=0.0
+        Probability of zeroing an attention weight (applied whenever it is positive, as in
+        PyTorch's function; pass ``0.0`` in evaluation).
+    is_causal : bool, default=False
+        Apply a top-left causal mask; cannot be combined with ``attn_mask``.
+    scale : float, optional
+        Factor applied to the scores; defaults to ``1 / sqrt(D)``.
+
+    Returns
+    -------
+    output : Tensor of shape (..., L, D_v)
+    weights : Tensor of shape (..., L, S)
+        The attention probabilities (after dropout, when there is dropout). Each row sums to 1;
+        a row whose every key is masked is NaN.
+
+    Raises
+    ------
+    TypeError
+        If the mask is neither boolean nor floating point.
+    ValueError
+        If the inner dimensions do not fit, ``dropout_p`` is outside ``[0, 1]``, or both
+        ``attn_mask`` and ``is_causal`` are given.
+
+    See Also
+    --------
+    torch.nn.functional.scaled_dot_product_attention : the fused kernel, same output.
+
+    Notes
+    -----
+    The queries are multiplied by the scale before the product, as PyTorch's
+    multi-head attention does, so results agree to rounding.
+
+    Examples
+    --------
+    >>> import torch, torch.nn.functional as F, mha
+    >>> _ = torch.manual_seed(0)
+    >>> q, k, v = torch.randn(3, 2, 8, 5, 8).unbind(0)  # (B, H, L, D) each
+    >>> out, weights = mha.scaled_dot_product_attention(q, k, v)
+    >>> out.shape, weights.shape
+    (torch.Size([2, 8, 5, 8]), torch.Size([2, 8, 5, 5]))
+    >>> torch.testing.assert_close(weights.sum(-1), torch.ones(2, 8, 5))
+    >>> torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v))
+    """
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        _check_tensor(t, name)
+        if t.dim() < 2:
+            raise ValueError(f"expected {name} to be at least 2-D (..., seq, dim), got {t.dim()}-D")
+    if query.shape[-1] != key.shape[-1]:
+        raise ValueError(
+            f"expected query and key to have the same last dimension D, got query "
+            f"{tuple(query.shape)} and key {tuple(key.shape)}"
+        )
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(
+            f"expected key and value to have the same sequence length S, got key "
+            f"{tuple(key.shape)} and value {tuple(value.shape)}"
+        )
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(f"expected dropout_p in [0, 1], got {dropout_p}")
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        if attn_mask is not None:
+            raise ValueError("expected either attn_mask or is_causal=True, got both")
+        attn_mask = ~causal_mask(L, S, device=query.device)  # (L, S), True = may attend
+    if attn_mask is not None:
+        _check_tensor(attn_mask, "attn_mask")
+        _check_mask_dtype(attn_mask, "attn_mask", "may attend")
+        if attn_mask.dtype == torch.bool:
+            attn_mask = additive_mask(~attn_mask, query.dtype)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = (query * scale) @ key.transpose(-2, -1)  # (..., L, S)
+    if attn_mask is not None:
+        scores = scores + attn_mask  # (..., L, S)
+    weights = torch.softmax(scores, dim=-1)  # (..., L, S), rows sum to 1
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, p=dropout_p)
+    return weights @ value, weights  # (..., L, D_v), (..., L, S)
+
+
+# ---------------------------------------------------------------------------
+# All steps together
+# ---------------------------------------------------------------------------
+
+
+def _check_mha_inputs(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim: int,
+    key_padding_mask: Tensor | None,
+    attn_mask: Tensor | None,
+    num_heads: int,
+) -> None:
+    """Check shapes of batch-first inputs ``(B, L, E)``, ``(B, S, E_k)``, ``(B, S, E_v)``."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        _check_tensor(t, name)
+        _check_dim(t, name, (3,), "(B, L, E) (batch first)")
+    B, L, E = query.shape
+    if E != embed_dim:
+        raise ValueError(
+            f"expected query's last dimension to be embed_dim={embed_dim}, got query of shape "
+            f"{tuple(query.shape)}"
+        )
+    if key.shape[0] != B or value.shape[0] != B:
+        raise ValueError(
+            f"expected query, key and value to share the batch size B, got query "
+            f"{tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
+        )
+    if key.shape[1] != value.shape[1]:
+        raise ValueError(
+            f"expected key and value to have the same sequence length S, got key "
+            f"{tuple(key.shape)} and value {tuple(value.shape)}"
+        )
+    S = key.shape[1]
+    if key_padding_mask is not None:
+        _check_tensor(key_padding_mask, "key_padding_mask")
+        _check_mask_dtype(key_padding_mask, "key_padding_mask", "blocked")
+        if tuple(key_padding_mask.shape) != (B, S):
+            raise ValueError(
+                f"expected key_padding_mask of shape (B, S) = {(B, S)}, got "
+                f"{tuple(key_padding_mask.shape)}"
+            )
+    if attn_mask is not None:
+        _check_tensor(attn_mask, "attn_mask")
+        _check_mask_dtype(attn_mask, "attn_mask", "blocked")
+        allowed = ((L, S), (B * num_heads, L, S))
+        if tuple(attn_mask.shape) not in allowed:
+            raise ValueError(
+                f"expected attn_mask of shape (L, S) = {allowed[0]} or (B*H, L, S) = "
+                f"{allowed[1]}, got {tuple(attn_mask.shape)}"
+            )
+
+
+def _append_to_keys(
+    k: Tensor, v: Tensor, extra_k: Tensor, extra_v: Tensor, masks: list[Tensor | None]
+) -> tuple[Tensor, Tensor, list[Tensor | None]]:
+    """Append one key/value position (``S -> S + 1``); masks get an allowed column."""
+    k = torch.cat([k, extra_k], dim=-2)  # (..., S + 1, D)
+    v = torch.cat([v, extra_v], dim=-2)  # (..., S + 1, D)
+    masks = [None if m is None else F.pad(m, (0, 1)) for m in masks]
+    return k, v, masks
+
+
+def _combine_masks(attn: Tensor | None, padding: Tensor | None) -> Tensor | None:
+    """Sum of two additive masks, either of which may be absent."""
+    if attn is None or padding is None:
+        return padding if attn is None else attn
+    return attn + padding
+
+
+def multi_head_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    num_heads: int,
+    q_weight: Tensor,
+    k_weight: Tensor,
+    v_weight: Tensor,
+    out_weight: Tensor,
+    q_bias: Tensor | None = None,
+    k_bias: Tensor | None = None,
+    v_bias: Tensor | None = None,
+    out_bias: Tensor | None = None,
+    *,
+    bias_k: Tensor | None = None,
+    bias_v: Tensor | None = None,
+    add_zero_attn: bool = False,
+    key_padding_mask: Tensor | None = None,
+    attn_mask: Tensor | None = None,
+    need_weights: bool = True,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+    dropout_p: float = 0.0,
+) -> tuple[Tensor, Tensor | None]:
+    r"""All five steps: ``MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O``.
+
+    ``head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)``. Inputs are batch first; masks follow
+    :class:`torch.nn.MultiheadAttention` (boolean ``True`` = blocked, float = added).
+
+    Parameters
+    ----------
+    query : Tensor of shape (B, L, E)
+    key : Tensor of shape (B, S, E_k)
+    value : Tensor of shape (B, S, E_v)
+    num_heads : int
+        ``H``; must divide ``E``.
+    q_weight, k_weight, v_weight : Tensor of shape (E, E), (E, E_k), (E, E_v)
+        ``W^Q``, ``W^K``, ``W^V`` as :class:`torch.nn.Linear` stores them.
+    out_weight : Tensor of shape (E, E)
+        ``W^O``.
+    q_bias, k_bias, v_bias, out_bias : Tensor of shape (E,), optional
+    bias_k, bias_v : Tensor of shape (1, 1, E), optional
+        A learned key and value appended after projection (``S -> S + 1``).
+    add_zero_attn : bool, default=False
+        Append an all-zero key and value per head (``S -> S + 1``).
+    key_padding_mask : Tensor of shape (B, S), optional
+        ``True`` (or ``-inf``) marks padding keys to ignore.
+    attn_mask : Tensor of shape (L, S) or (B*H, L, S), optional
+        ``True`` (or ``-inf``) marks blocked query-key pairs.
+    need_weights : bool, default=True
+        Return the attention weights; computed by the explicit path. ``False`` uses the fused
+        :func:`torch.nn.functional.scaled_dot_product_attention`.
+    average_attn_weights : bool, default=True
+        Average the returned weights over heads: ``(B, L, S)`` instead of ``(B, H, L, S)``.
+    is_causal : bool, default=False
+        Hint that ``attn_mask`` is the causal mask, as in PyTorch: it needs ``attn_mask`` and
+        lets the fused path skip reading it.
+    dropout_p : float, default=0.0
+        Dropout on the attention weights (pass ``0.0`` in evaluation).
+
+    Returns
+    -------
+    output : Tensor of shape (B, L, E)
+    weights : Tensor of shape (B, L, S) or (B, H, L, S), or None
+        ``S`` counts the extra key of ``bias_k`` and ``add_zero_attn``.
+
+    Raises
+    ------
+    TypeError
+        If a mask is neither boolean nor floating point.
+    ValueError
+        If a shape does not fit, or ``is_causal`` is given without ``attn_mask``.
+
+    See Also
+    --------
+    MultiHeadAttention : the module, with PyTorch's layouts and parameters.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> _ = torch.manual_seed(0)
+    >>> x = torch.randn(2, 5, 64)
+    >>> w_q, w_k, w_v, w_o = torch.randn(4, 64, 64) / 8
+    >>> out, weights = mha.multi_head_attention(x, x, x, 8, w_q, w_k, w_v, w_o,
+    ...                                         average_attn_weights=False)
+    >>> out.shape, weights.shape
+    (torch.Size([2, 5, 64]), torch.Size([2, 8, 5, 5]))
+    """
+    _check_mha_inputs(
+        query, key, value, q_weight.shape[0], key_padding_mask, attn_mask, num_heads
+    )
+    check_heads(q_weight.shape[0], num_heads)
+    if is_causal and attn_mask is None:
+        raise ValueError(
+            "is_causal=True is a hint that attn_mask is causal and needs attn_mask, got "
+            "attn_mask=None; pass attn_mask=mha.causal_mask(L, S) as well"
+        )
+    if (bias_k is None) != (bias_v is None):
+        raise ValueError("expected bias_k and bias_v to be given together, got only one")
+    B, L, _ = query.shape
+    H = num_heads
+
+    # 1) project
+    q, k, v = project_qkv(
+        query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias
+    )  # (B, L, E), (B, S, E), (B, S, E)
+
+    # masks as float, added to the scores: padding (B, 1, 1, S), attention (1|B, 1|H, L, S)
+    padding = additive_mask(key_padding_mask, q.dtype, name="key_padding_mask")
+    padding = None if padding is None else padding[:, None, None, :]  # (B, 1, 1, S)
+    scores_mask = additive_mask(attn_mask, q.dtype, name="attn_mask")
+    if scores_mask is not None and scores_mask.dim() == 3:
+        scores_mask = scores_mask.view(B, H, L, -1)  # (B*H, L, S) -> (B, H, L, S)
+    elif scores_mask is not None:
+        scores_mask = scores_mask[None, None]  # (L, S) -> (1, 1, L, S)
+    if bias_k is not None:  # learned extra key/value, appended before the heads split
+        k, v, (padding, scores_mask) = _append_to_keys(
+            k, v, bias_k.expand(B, 1, -1), bias_v.expand(B, 1, -1), [padding, scores_mask]
+        )  # (B, S + 1, E)
+
+    # 2) split heads
+    q = split_heads(q, H)  # (B, H, L, D)
+    k = split_heads(k, H)  # (B, H, S, D)
+    v = split_heads(v, H)  # (B, H, S, D)
+    if add_zero_attn:  # an all-zero key/value per head
+        zeros = k.new_zeros(B, H, 1, k.shape[-1])  # (B, H, 1, D)
+        k, v, (padding, scores_mask) = _append_to_keys(k, v, zeros, zeros, [padding, scores_mask])
+
+    mask = _combine_masks(scores_mask, padding)  # broadcastable to (B, H, L, S), or None
+
+    # 3) attend
+    if need_weights:
+        out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)  # (B, H, L, D)
+    else:
+        causal_only = is_causal and key_padding_mask is None
+        out = F.scaled_dot_product_attention(
+            q, k, v, None if causal_only else mask, dropout_p, is_causal=causal_only
+        )  # (B, H, L, D)
+        weights = None
+
+    # 4) merge heads
+    out = merge_heads(out)  # (B, L, E)
+
+    # 5) project out
+    out = project(out, out_weight, out_bias)  # (B, L, E)
+
+    if weights is not None and average_attn_weights:
+        weights = weights.mean(dim=1)  # (B, L, S)
+    return out, weights

@@ -1,0 +1,153 @@
+"""The lesson's shape table, produced by running the real steps on shape-only tensors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from mha.functional import (
+    check_heads,
+    merge_heads,
+    project,
+    project_qkv,
+    scaled_dot_product_attention,
+    split_heads,
+)
+
+__all__ = ["ShapeStep", "format_shape_table", "trace_shapes"]
+
+
+@dataclass(frozen=True)
+class ShapeStep:
+    """One row of the shape table.
+
+    Attributes
+    ----------
+    step : str
+        The lesson's step, such as ``"2) split heads"``.
+    name : str
+        The tensor produced, such as ``"Q_heads"``.
+    shape : tuple of int
+        Its shape for the sizes traced.
+    letters : str
+        The same shape in dimension letters, such as ``"(B, H, L, D)"``.
+    """
+
+    step: str
+    name: str
+    shape: tuple[int, ...]
+    letters: str
+
+
+def trace_shapes(
+    batch: int, seq: int, d_model: int, heads: int, *, source_seq: int | None = None
+) -> list[ShapeStep]:
+    """Trace the shape of every tensor through multi-head attention.
+
+    The steps are the package's own functions run on ``meta`` tensors (shapes without data),
+    so the table cannot drift from the code: if a step changed a shape, the trace would too.
+
+    Parameters
+    ----------
+    batch : int
+        ``B``.
+    seq : int
+        Query length ``L``.
+    d_model : int
+        Model width ``E``.
+    heads : int
+        Number of heads ``H``; must divide ``d_model``.
+    source_seq : int, optional
+        Key/value length ``S`` for cross-attention; defaults to ``seq``.
+
+    Returns
+    -------
+    list of ShapeStep
+        In execution order, from the input to the output.
+
+    Raises
+    ------
+    ValueError
+        If a size is not positive or ``heads`` does not divide ``d_model``.
+
+    See Also
+    --------
+    format_shape_table : render the list as text.
+
+    Examples
+    --------
+    >>> import mha
+    >>> steps = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8)
+    >>> [(s.name, s.shape) for s in steps if s.step.startswith("2")]
+    [('Q_heads', (2, 8, 5, 8)), ('K_heads', (2, 8, 5, 8)), ('V_heads', (2, 8, 5, 8))]
+    >>> steps[0].shape == steps[-1].shape == (2, 5, 64)
+    True
+    """
+    for name, value in (("batch", batch), ("seq", seq), ("source_seq", source_seq)):
+        if value is not None and (not isinstance(value, int) or value <= 0):
+            raise ValueError(f"expected {name} to be a positive int, got {value!r}")
+    check_heads(d_model, heads)
+    source_seq = seq if source_seq is None else source_seq
+    meta = {"device": "meta"}
+    x = torch.empty(batch, seq, d_model, **meta)  # (B, L, E)
+    memory = x if source_seq == seq else torch.empty(batch, source_seq, d_model, **meta)
+    w = torch.empty(d_model, d_model, **meta)
+
+    q, k, v = project_qkv(x, memory, memory, w, w, w)
+    q_h, k_h, v_h = (split_heads(t, heads) for t in (q, k, v))
+    scores = q_h @ k_h.transpose(-2, -1) / math.sqrt(q_h.shape[-1])
+    context, weights = scaled_dot_product_attention(q_h, k_h, v_h)
+    concat = merge_heads(context)
+    out = project(concat, w)
+
+    rows = [
+        ("0) input", "x", x, "(B, L, E)"),
+        ("1) project", "Q", q, "(B, L, E)"),
+        ("1) project", "K", k, "(B, S, E)"),
+        ("1) project", "V", v, "(B, S, E)"),
+        ("2) split heads", "Q_heads", q_h, "(B, H, L, D)"),
+        ("2) split heads", "K_heads", k_h, "(B, H, S, D)"),
+        ("2) split heads", "V_heads", v_h, "(B, H, S, D)"),
+        ("3) attend", "scores", scores, "(B, H, L, S)"),
+        ("3) attend", "attn_weights", weights, "(B, H, L, S)"),
+        ("3) attend", "context", context, "(B, H, L, D)"),
+        ("4) merge heads", "concat", concat, "(B, L, E)"),
+        ("5) project out", "output", out, "(B, L, E)"),
+    ]
+    return [ShapeStep(step, name, tuple(t.shape), letters) for step, name, t, letters in rows]
+
+
+def format_shape_table(steps: list[ShapeStep]) -> str:
+    """Render a shape trace as an aligned text table.
+
+    Parameters
+    ----------
+    steps : list of ShapeStep
+        As returned by :func:`trace_shapes`.
+
+    Returns
+    -------
+    str
+        One line per tensor: step, name, letters and shape.
+
+    Examples
+    --------
+    >>> import mha
+    >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8)))
+    step            tensor        letters       shape
+    --------------  ------------  ------------  ------------
+    0) input        x             (B, L, E)     (2, 5, 64)
+    1) project      Q             (B, L, E)     (2, 5, 64)
+    ...
+    3) attend       scores        (B, H, L, S)  (2, 8, 5, 5)
+    ...
+    5) project out  output        (B, L, E)     (2, 5, 64)
+    """
+    header = ("step", "tensor", "letters", "shape")
+    cells = [header] + [(s.step, s.name, s.letters, str(s.shape)) for s in steps]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(line.rstrip() for line in lines)
