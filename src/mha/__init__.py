@@ -6,6 +6,7 @@ Dimension letters used throughout: ``B`` batch, ``L`` target length, ``S`` sourc
 
 from importlib.metadata import PackageNotFoundError, version
 
+from mha.cost import AttentionFlops, attention_flops, attention_weight_elements, parameter_count
 from mha.device import available_devices, get_device
 from mha.functional import (
     additive_mask,
@@ -27,10 +28,13 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "AttentionFlops",
     "MultiHeadAttention",
     "ShapeStep",
     "__version__",
     "additive_mask",
+    "attention_flops",
+    "attention_weight_elements",
     "available_devices",
     "causal_mask",
     "check_heads",
@@ -38,6 +42,7 @@ __all__ = [
     "get_device",
     "merge_heads",
     "multi_head_attention",
+    "parameter_count",
     "project",
     "project_qkv",
     "scaled_dot_product_attention",
