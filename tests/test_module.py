@@ -92,7 +92,7 @@ def test_conversion_keeps_dtype_device_and_mode(device) -> None:
 
 
 def test_from_torch_rejects_other_modules() -> None:
-    with pytest.raises(TypeError, match="expected a torch.nn.MultiheadAttention, got Linear"):
+    with pytest.raises(TypeError, match=r"expected a torch\.nn\.MultiheadAttention, got Linear"):
         mha.MultiHeadAttention.from_torch(nn.Linear(4, 4))
 
 
@@ -111,7 +111,7 @@ def test_dtype_and_device_arguments(device, dtype: torch.dtype) -> None:
 
 
 MASKS = {
-    "none": lambda: {},
+    "none": dict,
     "causal": lambda: {"attn_mask": mha.causal_mask(6), "is_causal": True},
     "padding": lambda: {"key_padding_mask": torch.tensor([[False] * 5 + [True]] * 3)},
     "float3d": lambda: {"attn_mask": torch.randn(3 * 4, 6, 6)},
@@ -131,8 +131,10 @@ def test_fused_path_equals_explicit_path(device, mask: str, config: dict) -> Non
     kdim, vdim = config.get("kdim", 16), config.get("vdim", 16)
     x = torch.randn(3, 6, 16, device=device)
     k, v = torch.randn(3, 6, kdim, device=device), torch.randn(3, 6, vdim, device=device)
-    kwargs = {name: t.to(device) if isinstance(t, torch.Tensor) else t
-              for name, t in MASKS[mask]().items()}
+    kwargs = {
+        name: t.to(device) if isinstance(t, torch.Tensor) else t
+        for name, t in MASKS[mask]().items()
+    }
     if (config.get("add_bias_kv") or config.get("add_zero_attn")) and kwargs.get("is_causal"):
         kwargs["is_causal"] = False  # the hint would drop the extra key's mask column
     explicit, weights = attn(x, k, v, need_weights=True, **kwargs)
@@ -224,6 +226,6 @@ def test_self_attention_uses_one_packed_projection(device) -> None:
     packed, _ = attn(x, x, x)
     separate, _ = attn(x, x.clone(), x.clone())
     torch.testing.assert_close(packed, separate)
-    q, k, v = mha.project_qkv(x, x, x, *(p.weight for p in attn.projections()))
+    q, k, _v = mha.project_qkv(x, x, x, *(p.weight for p in attn.projections()))
     assert q.data_ptr() != k.data_ptr()
     torch.testing.assert_close(k, attn.k_proj(x))

@@ -197,7 +197,7 @@ def test_matches_torch_multihead_attention(cfg: Config) -> None:
             p.add_(0.1 * torch.randn(p.shape, generator=gen, dtype=cfg.dtype).to(DEVICE))
     ours = mha.MultiHeadAttention.from_torch(theirs)
     inputs = make_inputs(cfg, gen)
-    out_shape = inputs[0].shape[:-1] + (cfg.embed_dim,)
+    out_shape = (*inputs[0].shape[:-1], cfg.embed_dim)
     max_weights = cfg.batch * cfg.num_heads * cfg.target_len * (cfg.source_len + 2)
     probes = (
         torch.randn(out_shape, generator=gen, dtype=cfg.dtype).to(DEVICE),

@@ -701,9 +701,7 @@ def multi_head_attention(
     >>> out.shape, weights.shape
     (torch.Size([2, 5, 64]), torch.Size([2, 8, 5, 5]))
     """
-    _check_mha_inputs(
-        query, key, value, q_weight.shape[0], key_padding_mask, attn_mask, num_heads
-    )
+    _check_mha_inputs(query, key, value, q_weight.shape[0], key_padding_mask, attn_mask, num_heads)
     check_heads(q_weight.shape[0], num_heads)
     if is_causal and attn_mask is None:
         raise ValueError(

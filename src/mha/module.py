@@ -234,12 +234,14 @@ class MultiHeadAttention(nn.Module):
             f"{layout}, but the inputs fit batch_first={not self.batch_first}: construct the "
             f"module with batch_first={not self.batch_first} or transpose the inputs"
         )
-        if batched and not query.shape[batch_axis] == key.shape[batch_axis] == value.shape[
-            batch_axis
-        ]:
-            fits_other = query.shape[other_axis] == key.shape[other_axis] == value.shape[
-                other_axis
-            ] and key.shape[batch_axis] == value.shape[batch_axis]
+        if (
+            batched
+            and not query.shape[batch_axis] == key.shape[batch_axis] == value.shape[batch_axis]
+        ):
+            fits_other = (
+                query.shape[other_axis] == key.shape[other_axis] == value.shape[other_axis]
+                and key.shape[batch_axis] == value.shape[batch_axis]
+            )
             raise ValueError(
                 f"expected query, key and value to share the batch size (dimension {batch_axis} "
                 f"of {layout}), got query {tuple(query.shape)}, key {tuple(key.shape)}, value "
@@ -417,9 +419,7 @@ class MultiHeadAttention(nn.Module):
         >>> torch.testing.assert_close(ours(x, x, x)[0], theirs(x, x, x)[0])
         """
         if not isinstance(module, nn.MultiheadAttention):
-            raise TypeError(
-                f"expected a torch.nn.MultiheadAttention, got {type(module).__name__}"
-            )
+            raise TypeError(f"expected a torch.nn.MultiheadAttention, got {type(module).__name__}")
         weight = module.out_proj.weight
         ours = skip_init(
             cls,

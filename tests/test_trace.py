@@ -1,0 +1,87 @@
+"""The shape trace and the ``python -m mha`` command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import mha
+from mha.__main__ import main
+
+
+def test_trace_follows_the_lesson() -> None:
+    steps = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8)
+    shapes = {s.name: s.shape for s in steps}
+    assert [s.name for s in steps] == [
+        "x", "Q", "K", "V", "Q_heads", "K_heads", "V_heads",
+        "scores", "attn_weights", "context", "concat", "output",
+    ]  # fmt: skip
+    assert shapes["x"] == shapes["Q"] == shapes["concat"] == shapes["output"] == (2, 5, 64)
+    assert shapes["Q_heads"] == shapes["context"] == (2, 8, 5, 8)
+    assert shapes["scores"] == shapes["attn_weights"] == (2, 8, 5, 5)
+    assert [s.step for s in steps][::3] == ["0) input", "1) project", "2) split heads", "3) attend"]
+
+
+@pytest.mark.parametrize("heads", [1, 4, 64])
+def test_trace_matches_a_real_forward(heads: int) -> None:
+    """The trace runs the package's steps, so it agrees with real tensors for any sizes."""
+    steps = {s.name: s for s in mha.trace_shapes(3, 4, 64, heads, source_seq=7)}
+    d = 64 // heads
+    assert steps["K_heads"].shape == (3, heads, 7, d)
+    assert steps["scores"].shape == (3, heads, 4, 7)
+    attn = mha.MultiHeadAttention(64, heads, batch_first=True)
+    out, weights = attn(
+        torch.randn(3, 4, 64),
+        torch.randn(3, 7, 64),
+        torch.randn(3, 7, 64),
+        average_attn_weights=False,
+    )
+    assert out.shape == steps["output"].shape
+    assert weights.shape == steps["attn_weights"].shape
+    for step in steps.values():  # the letters describe the shape
+        assert len(step.letters.split(",")) == len(step.shape)
+
+
+def test_trace_rejects_bad_sizes() -> None:
+    with pytest.raises(ValueError, match="embed_dim must be divisible by num_heads"):
+        mha.trace_shapes(2, 5, 64, 6)
+    with pytest.raises(ValueError, match="expected batch to be a positive int, got 0"):
+        mha.trace_shapes(0, 5, 64, 8)
+
+
+def test_table_lists_every_step() -> None:
+    table = mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8)).splitlines()
+    assert table[0].split() == ["step", "tensor", "letters", "shape"]
+    assert len(table) == 2 + 12
+    assert table[-1].split()[-3:] == ["(2,", "5,", "64)"]
+
+
+def test_cli_prints_the_table(capsys) -> None:
+    assert main(["--batch", "2", "--seq", "5", "--d-model", "64", "--heads", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "D=E/H=8" in out
+    lines = out.splitlines()
+    assert lines[3].endswith("(2, 5, 64)") and "input" in lines[3]
+    assert any(line.endswith("(2, 8, 5, 8)") and "Q_heads" in line for line in lines)
+    assert any(line.endswith("(2, 8, 5, 5)") and "attn_weights" in line for line in lines)
+    assert lines[-1].endswith("(2, 5, 64)") and "output" in lines[-1]
+
+
+def test_cli_bad_sizes_exit_with_a_message(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--d-model", "64", "--heads", "6"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "embed_dim must be divisible by num_heads" in err
+    assert "1, 2, 4, 8, 16, 32, 64" in err
+
+
+def test_python_dash_m_entry_point() -> None:
+    args = ["--batch", "2", "--seq", "5", "--d-model", "64", "--heads", "8"]
+    result = subprocess.run(
+        [sys.executable, "-m", "mha", *args], capture_output=True, text=True, check=True
+    )
+    assert "(2, 8, 5, 5)" in result.stdout
