@@ -312,15 +312,13 @@ def project_qkv(
     >>> q.shape, k.shape, v.shape
     (torch.Size([2, 5, 64]), torch.Size([2, 5, 64]), torch.Size([2, 5, 64]))
     """
-    self_attention = query is key and key is value
-    same_width = q_weight.shape == k_weight.shape == v_weight.shape
     biases = (q_bias, k_bias, v_bias)
-    if self_attention and same_width and all(b is None for b in biases):
+    packable = q_weight.shape == k_weight.shape == v_weight.shape and (
+        all(b is None for b in biases) or all(b is not None for b in biases)
+    )
+    if query is key and key is value and packable:  # self-attention: one (3E, E) product
         packed = torch.cat([q_weight, k_weight, v_weight])  # (3E, E)
-        return project(query, packed).chunk(3, dim=-1)  # 3 x (B, L, E)
-    if self_attention and same_width and all(b is not None for b in biases):
-        packed = torch.cat([q_weight, k_weight, v_weight])  # (3E, E)
-        packed_bias = torch.cat(biases)  # (3E,)
+        packed_bias = None if q_bias is None else torch.cat(biases)  # (3E,)
         return project(query, packed, packed_bias).chunk(3, dim=-1)  # 3 x (B, L, E)
     q = project(query, q_weight, q_bias)  # (B, L, E)
     k = project(key, k_weight, k_bias)  # (B, S, E)

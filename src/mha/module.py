@@ -189,14 +189,25 @@ class MultiHeadAttention(nn.Module):
     # Input layout checks
     # ------------------------------------------------------------------
 
-    def _expected_mask_shapes(self, query: Tensor, key: Tensor, batch_axis: int) -> dict:
-        """Shapes the masks must have if the batch is on ``batch_axis`` (None = unbatched)."""
+    def _expected_mask_shapes(
+        self, query: Tensor, key: Tensor, batch_axis: int | None
+    ) -> dict[str, dict[str, tuple[int, ...]]]:
+        """Shapes the masks may have, by name then in letters, with the batch on ``batch_axis``.
+
+        ``batch_axis=None`` means unbatched inputs.
+        """
         if batch_axis is None:
             L, S = query.shape[0], key.shape[0]
-            return {"key_padding_mask": [(S,)], "attn_mask": [(L, S), (self.num_heads, L, S)]}
+            return {
+                "key_padding_mask": {"(S,)": (S,)},
+                "attn_mask": {"(L, S)": (L, S), "(H, L, S)": (self.num_heads, L, S)},
+            }
         seq_axis = 1 - batch_axis
         B, L, S = query.shape[batch_axis], query.shape[seq_axis], key.shape[seq_axis]
-        return {"key_padding_mask": [(B, S)], "attn_mask": [(L, S), (B * self.num_heads, L, S)]}
+        return {
+            "key_padding_mask": {"(B, S)": (B, S)},
+            "attn_mask": {"(L, S)": (L, S), "(B*H, L, S)": (B * self.num_heads, L, S)},
+        }
 
     def _check_inputs(
         self,
@@ -259,15 +270,11 @@ class MultiHeadAttention(nn.Module):
             if mask is None:
                 continue
             _check_tensor(mask, name)
-            if tuple(mask.shape) not in expected[name]:
-                fits_other = alternative is not None and tuple(mask.shape) in alternative[name]
-                letters = {"key_padding_mask": ["(B, S)"], "attn_mask": ["(L, S)", "(B*H, L, S)"]}
-                if not batched:
-                    letters = {"key_padding_mask": ["(S,)"], "attn_mask": ["(L, S)", "(H, L, S)"]}
-                options = " or ".join(
-                    f"{letter} = {shape}"
-                    for letter, shape in zip(letters[name], expected[name], strict=True)
+            if tuple(mask.shape) not in expected[name].values():
+                fits_other = alternative is not None and (
+                    tuple(mask.shape) in alternative[name].values()
                 )
+                options = " or ".join(f"{k} = {v}" for k, v in expected[name].items())
                 raise ValueError(
                     f"expected {name} of shape {options} for query {tuple(query.shape)} and key "
                     f"{tuple(key.shape)}, got {tuple(mask.shape)}" + (hint if fits_other else "")
