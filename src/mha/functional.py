@@ -281,7 +281,10 @@ def project_qkv(
     ``Q = query W_Q^T + b_Q``, ``K = key W_K^T + b_K``, ``V = value W_V^T + b_V``. In
     self-attention (``query is key is value``) the three weights are stacked into one
     ``(3E, E)`` matrix, as :class:`torch.nn.MultiheadAttention` packs its ``in_proj_weight``,
-    so the input is read once by a single matrix product.
+    so the input is read once by a single matrix product. The three results are then
+    column blocks of one ``(B, L, 3E)`` tensor: non-contiguous views. :func:`split_heads`
+    handles them (its ``view`` only splits the last dimension), but a ``view`` that merges
+    dimensions, such as ``view(B, H, L, D)``, raises on them.
 
     Parameters
     ----------
