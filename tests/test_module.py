@@ -229,3 +229,23 @@ def test_self_attention_uses_one_packed_projection(device) -> None:
     q, k, _v = mha.project_qkv(x, x, x, *(p.weight for p in attn.projections()))
     assert q.data_ptr() != k.data_ptr()
     torch.testing.assert_close(k, attn.k_proj(x))
+
+
+def test_fully_masked_row_on_pytorchs_native_fast_path() -> None:
+    """The one documented difference: PyTorch's native fast path gives NaN, our fused path zeros.
+
+    Checked on the CPU, where it was measured; other devices' fast kernels may differ.
+    """
+    device = torch.device("cpu")
+    torch.manual_seed(0)
+    theirs = nn.MultiheadAttention(8, 2, batch_first=True, device=device).eval()
+    ours = mha.MultiHeadAttention.from_torch(theirs)
+    x = torch.randn(1, 3, 8, device=device)
+    blocked = torch.zeros(3, 3, dtype=torch.bool, device=device)
+    blocked[1] = True
+    with torch.no_grad():
+        out_t, _ = theirs(x, x, x, attn_mask=blocked, need_weights=False)
+        out_o, _ = ours(x, x, x, attn_mask=blocked, need_weights=False)
+    assert out_t[0, 1].isnan().all()
+    torch.testing.assert_close(out_o[0, 1], ours.out_proj.bias)  # zero context, then the bias
+    torch.testing.assert_close(out_o[0, [0, 2]], out_t[0, [0, 2]])

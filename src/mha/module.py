@@ -82,8 +82,12 @@ class MultiHeadAttention(nn.Module):
     With ``need_weights=True`` the explicit path runs (matmul, softmax, matmul) and returns the
     weights; with ``need_weights=False`` the fused
     :func:`torch.nn.functional.scaled_dot_product_attention` runs. They agree to rounding,
-    except on a query whose every key is masked: PyTorch's softmax gives NaN there and its
-    fused kernel gives zeros, and this module returns what PyTorch's own path would.
+    except on a query whose every key is masked: the explicit softmax gives NaN there, as
+    PyTorch's explicit path does, and the fused kernel gives zeros (so the output is the
+    output projection's bias), as PyTorch's does when it calls the same kernel. PyTorch has a
+    third path, its native fast path (evaluation mode, no gradients, batch-first
+    self-attention, an even head count): it gives NaN for such a row, where this module's fused
+    path gives zeros. Outside fully masked rows, results agree on every path.
 
     Examples
     --------

@@ -1,0 +1,141 @@
+r"""
+What more heads cost
+====================
+
+Splitting ``d_model`` into more heads is free in parameters and in matrix-multiply FLOPs:
+``H`` heads of width ``D = d_model / H`` do the work of one head of width ``d_model``. This
+example checks that for ``d_model = 64`` and ``512`` and every head count that divides them,
+counting parameters on :class:`mha.MultiHeadAttention` and
+:class:`torch.nn.MultiheadAttention` and FLOPs with PyTorch's
+:class:`~torch.utils.flop_counter.FlopCounterMode`, beside the formulas of
+:mod:`mha.cost`. The one cost that grows is memory: the attention weights hold one
+``L x S`` matrix per head, ``B * H * L * S`` numbers.
+"""
+
+# %%
+# Setup
+# -----
+# Batch 2 and sequences of 16 tokens (self-attention, so ``L = S = 16``). For each
+# ``d_model`` we try every divisor as the head count, from one head of width ``d_model`` to
+# ``d_model`` heads of width 1.
+import itertools
+
+import matplotlib.pyplot as plt
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+import mha
+
+torch.manual_seed(0)
+device = mha.get_device()
+B, L = 2, 16
+widths = [64, 512]
+
+
+def divisors(n):
+    return [h for h in range(1, n + 1) if n % h == 0]
+
+
+print({E: divisors(E) for E in widths})
+
+# %%
+# Measure every configuration
+# ---------------------------
+# For each ``(d_model, H)``: the parameter count of both modules, the FLOPs PyTorch counts
+# while our module runs its explicit path (``need_weights=True``), split into the batched
+# products ``bmm`` (scores and weighted sum) and the rest (the four projections), and the
+# number of elements of the returned per-head weights. Each is asserted equal to its formula
+# in :mod:`mha.cost`.
+rows = []
+for E in widths:
+    x = torch.randn(B, L, E, device=device)
+    for H in divisors(E):
+        ours = mha.MultiHeadAttention(E, H, batch_first=True, device=device)
+        theirs = torch.nn.MultiheadAttention(E, H, batch_first=True, device=device)
+        n_ours = sum(p.numel() for p in ours.parameters())
+        n_theirs = sum(p.numel() for p in theirs.parameters())
+        with FlopCounterMode(display=False) as counter, torch.no_grad():
+            _, weights = ours(x, x, x, need_weights=True, average_attn_weights=False)
+        counted = counter.get_flop_counts()["Global"]
+        bmm = counted.get(torch.ops.aten.bmm, 0)
+        formula = mha.attention_flops(B, L, L, E, H)
+
+        assert n_ours == n_theirs == mha.parameter_count(E, H)
+        assert counter.get_total_flops() == formula.total
+        assert bmm == formula.scores + formula.weighted_sum
+        assert weights.shape == (B, H, L, L)
+        assert weights.numel() == mha.attention_weight_elements(B, H, L, L)
+        rows.append(
+            {
+                "E": E,
+                "H": H,
+                "D": E // H,
+                "params": n_ours,
+                "flops": counter.get_total_flops(),
+                "attend": bmm,
+                "weights": weights.numel(),
+            }
+        )
+
+# %%
+# The table
+# ---------
+# Parameters and FLOPs are one number per ``d_model`` whatever ``H`` is; the attention
+# FLOPs (``Q K^T`` and ``weights @ V``) are ``2 * 2 * B * L * S * d_model`` for every ``H``,
+# because the ``H`` products of width ``D`` add up to one of width ``H * D = d_model``. The
+# weight memory doubles each time ``H`` doubles.
+print(f"{'d_model':>7} {'H':>4} {'D':>4} {'params':>9} {'FLOPs':>11} {'attend':>9} {'weights':>8}")
+for r in rows:
+    print(
+        f"{r['E']:>7} {r['H']:>4} {r['D']:>4} {r['params']:>9,} {r['flops']:>11,} "
+        f"{r['attend']:>9,} {r['weights']:>8,}"
+    )
+
+for E in widths:
+    mine = [r for r in rows if r["E"] == E]
+    assert len({r["params"] for r in mine}) == 1  # identical for every H
+    assert len({r["flops"] for r in mine}) == 1  # identical for every H
+    assert [r["weights"] for r in mine] == [B * r["H"] * L * L for r in mine]  # linear in H
+    assert all(a["weights"] < b["weights"] for a, b in itertools.pairwise(mine))  # grows with H
+
+# %%
+# The nuance: memory of the weights
+# ---------------------------------
+# FLOPs stay flat, but the explicit path stores the scores and the weights as
+# ``(B, H, L, S)`` tensors. At ``d_model = 512`` with 512 heads of width 1 they take 512
+# times the memory of one head, while the work is the same. For long sequences this
+# ``L * S`` term per head dominates, which is why fused kernels
+# (:func:`torch.nn.functional.scaled_dot_product_attention`, ``need_weights=False``) never
+# store the weights.
+E = 512
+one, many = rows[len(divisors(64))], rows[-1]
+assert (one["E"], one["H"], many["E"], many["H"]) == (E, 1, E, E)
+assert many["weights"] == E * one["weights"]
+for n_tokens in (16, 1024, 8192):
+    per_head = mha.attention_weight_elements(1, 1, n_tokens, n_tokens) * 4  # float32 bytes
+    print(f"L = S = {n_tokens:>5}: {per_head / 2**20:10.3f} MiB of weights per head and batch item")
+
+# %%
+# Figure
+# ------
+# **Figure.** For each ``d_model`` (one colour): left, the parameter count; middle, the
+# matrix-multiply FLOPs of one forward pass; right, the number of attention-weight elements,
+# against the head count on log axes. Look at the flat lines on the left and in the middle
+# and the line of slope 1 on the right, the same for both widths: the weight memory depends
+# on ``B``, ``H``, ``L`` and ``S``, not on ``d_model``.
+fig, axes = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
+for E, marker in zip(widths, "os", strict=True):
+    mine = [r for r in rows if r["E"] == E]
+    heads = [r["H"] for r in mine]
+    for ax, key in zip(axes, ("params", "flops", "weights"), strict=True):
+        ax.loglog(heads, [r[key] for r in mine], marker + "-", label=f"d_model = {E}")
+titles = ("Parameters", "Matrix-multiply FLOPs (B=2, L=S=16)", "Attention-weight elements")
+for ax, title in zip(axes, titles, strict=True):
+    ax.set(xlabel="heads H", title=title)
+    ax.set_xscale("log", base=2)
+    ax.legend()
+axes[0].set_ylabel("count")
+
+# %%
+# Functions used: :func:`mha.parameter_count`, :func:`mha.attention_flops`,
+# :func:`mha.attention_weight_elements`, :class:`mha.MultiHeadAttention`.

@@ -1,0 +1,252 @@
+"""Fixtures for the site checks: where the built site is, a local server, and Chromium.
+
+The site is served from 127.0.0.1 on a free port. Every request to another host is aborted
+and recorded, so a page that would need the network fails its test.
+
+Two layouts are recognised: one language (``html/index.html``) or one folder per language
+(``html/en/index.html``, ``html/zh_CN/index.html``, with a root ``index.html`` that picks one).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sitescan import html_pages
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SITE = ROOT / "docs" / "_build" / "html"
+DEFAULT_SCREENSHOTS = ROOT / "docs" / "_build" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1280, "height": 900}
+TIMEOUT_MS = 20_000
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("site", "built site checks")
+    group.addoption(
+        "--site",
+        default=os.environ.get("MHA_SITE", str(DEFAULT_SITE)),
+        help="built HTML folder (default: $MHA_SITE or docs/_build/html)",
+    )
+    group.addoption(
+        "--screenshots",
+        default=os.environ.get("MHA_SCREENSHOTS", str(DEFAULT_SCREENSHOTS)),
+        help="folder for screenshots (default: $MHA_SCREENSHOTS or docs/_build/screenshots)",
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the pages of each language are.
+
+    ``languages`` maps a language code to its folder; the one-language layout has the single
+    entry ``{"": root}``. ``main`` is the English folder (or the root).
+    """
+
+    root: Path
+    languages: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def main(self) -> Path:
+        return self.languages.get("en", self.root)
+
+    @property
+    def main_prefix(self) -> str:
+        """URL path of the English pages relative to the server root: ``""`` or ``"en/"``."""
+        rel = self.main.relative_to(self.root).as_posix()
+        return "" if rel == "." else rel + "/"
+
+    @property
+    def multilingual(self) -> bool:
+        return "" not in self.languages
+
+
+def detect_layout(root: Path) -> Layout:
+    """Find the language folders of a build (``en/``, ``zh_CN/``...) or the single root."""
+    languages = {
+        child.name: child
+        for child in sorted(root.iterdir())
+        if child.is_dir()
+        and (child / "index.html").is_file()
+        and (child / "searchindex.js").is_file()
+    }
+    if languages:
+        return Layout(root, languages)
+    return Layout(root, {"": root})
+
+
+def _site_path(config: pytest.Config) -> Path:
+    return Path(config.getoption("--site")).resolve()
+
+
+@functools.cache
+def _pages(root: Path) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in html_pages(root)] if root.is_dir() else []
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Give ``page_path`` every page of the site, ``gallery_page`` every gallery example."""
+    root = _site_path(metafunc.config)
+    pages = _pages(root)
+    if "page_path" in metafunc.fixturenames:
+        metafunc.parametrize("page_path", pages or ["<no site>"])
+    if "gallery_page" in metafunc.fixturenames:
+        main = detect_layout(root).main if root.is_dir() else root
+        prefix = main.relative_to(root).as_posix() + "/" if main != root else ""
+        examples = [
+            p
+            for p in pages
+            if p.startswith(prefix + "auto_examples/") and p.rsplit("/", 1)[-1].startswith("plot_")
+        ]
+        metafunc.parametrize("gallery_page", examples or ["<no gallery>"])
+
+
+@pytest.fixture(scope="session")
+def site_dir(pytestconfig: pytest.Config) -> Path:
+    root = _site_path(pytestconfig)
+    if not (root / "index.html").is_file():
+        pytest.fail(f"no built site at {root} (no index.html): run nox -s docs first", False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def layout(site_dir: Path) -> Layout:
+    return detect_layout(site_dir)
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(pytestconfig: pytest.Config) -> Path:
+    path = Path(pytestconfig.getoption("--screenshots")).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url(site_dir: Path) -> str:
+    """Serve the site on 127.0.0.1 (a free port); return ``http://127.0.0.1:PORT/``."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium", False)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def context(browser):
+    """One light-mode browser context shared by the tests that do not change settings."""
+    ctx = browser.new_context(viewport=VIEWPORT, color_scheme="light", service_workers="block")
+    ctx.set_default_timeout(TIMEOUT_MS)
+    yield ctx
+    ctx.close()
+
+
+class Watch:
+    """A page plus everything that went wrong on it since the last ``goto``.
+
+    Requests to any origin but the local server are aborted and recorded.
+    """
+
+    def __init__(self, page, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url
+        self.origin = base_url.rstrip("/")
+        self.problems: list[str] = []
+        page.route(lambda url: not url.startswith(self.origin + "/"), self._block)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+
+    def _block(self, route) -> None:
+        self.problems.append(f"request to another host: {route.request.url}")
+        route.abort("blockedbyclient")
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            where = message.location.get("url", "")
+            self.problems.append(f"console error: {message.text} ({where})")
+
+    def _failed(self, request) -> None:
+        if request.url.startswith(self.origin + "/"):
+            self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+    def goto(self, path: str, wait_until: str = "networkidle"):
+        """Open ``path`` (relative to the server root) and clear the problem list first."""
+        self.problems = []
+        response = self.page.goto(self.base_url + path, wait_until=wait_until)
+        if response is None or response.status != 200:
+            status = response.status if response is not None else "no response"
+            self.problems.append(f"HTTP {status}: {path}")
+        return response
+
+    def wait_for_math(self) -> None:
+        """Wait until MathJax (if the page loads it) has typeset the page."""
+        self.page.evaluate(
+            "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
+        )
+
+
+@pytest.fixture(scope="session")
+def shared(context, base_url):
+    """One page reused by the read-only tests (the per-page sweep, math, search)."""
+    page = context.new_page()
+    yield Watch(page, base_url)
+    page.close()
+
+
+@pytest.fixture
+def themed(browser, base_url):
+    """Factory: a fresh context and page whose colour theme is set before any page script runs."""
+    contexts = []
+
+    def make(theme: str | None) -> Watch:
+        ctx = browser.new_context(viewport=VIEWPORT, color_scheme="light", service_workers="block")
+        ctx.set_default_timeout(TIMEOUT_MS)
+        if theme is not None:
+            ctx.add_init_script(
+                f"localStorage.setItem('mode', '{theme}');localStorage.setItem('theme', '{theme}');"
+            )
+        contexts.append(ctx)
+        return Watch(ctx.new_page(), base_url)
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
