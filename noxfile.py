@@ -11,6 +11,14 @@ import nox
 ROOT = Path(__file__).parent
 DOCS = ROOT / "docs"
 BUILD = DOCS / "_build"
+# what a docs build writes besides BUILD: removed by ``nox -s docs -- clean``
+DOCS_GENERATED = [
+    BUILD,
+    DOCS / "auto_examples",
+    DOCS / "reference" / "generated",
+    DOCS / "gen_modules",
+    DOCS / ".jupyter_cache",
+]
 # The CPU wheel of torch; a range would pull a multi-GB CUDA build.
 TORCH_CPU = "torch==2.13.0"
 
@@ -35,15 +43,24 @@ def tests(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site into docs/_build/html, executing every example (warnings are errors).
 
-    ``nox -s docs -- clean`` removes the previous build and cached outputs first.
+    An example or notebook re-runs when its file or the package's sources change (the build
+    compares a hash of ``src/mha``), so a build where nothing changed runs nothing.
+    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
     """
     install_package(session, "docs")
-    if "clean" in session.posargs:
-        for path in (BUILD, DOCS / "auto_examples", DOCS / "api" / "generated"):
+    args = list(session.posargs)
+    if "clean" in args:
+        args.remove("clean")
+        for path in DOCS_GENERATED:
             shutil.rmtree(path, ignore_errors=True)
+    # the notebook kernel's warning about local TCP is noise: a profile silences it
+    ipython = Path(session.create_tmp()) / "ipython"
+    kernel_config = ipython / "profile_default" / "ipython_kernel_config.py"
+    kernel_config.parent.mkdir(parents=True, exist_ok=True)
+    kernel_config.write_text('c.IPKernelApp.log_level = "ERROR"\n')
     session.run(
-        "sphinx-build", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html"),
-        env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"},
+        *("sphinx-build", "-W", "--keep-going", "-b", "html", *args, "docs", str(BUILD / "html")),
+        env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(ipython)},
     )
 
 
@@ -53,6 +70,95 @@ def lint(session: nox.Session) -> None:
     session.install("ruff")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def site_check(session: nox.Session) -> Path:
+    """Return the site to check ($MHA_SITE or docs/_build/html); stop if it or Chromium is gone."""
+    site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
+    if not (site / "index.html").is_file():
+        session.error(f"no built site at {site}: run nox -s docs first")
+    if not CHROMIUM.is_file():
+        session.error(f"{CHROMIUM} is missing: install it with apt-get install -y chromium")
+    return site
+
+
+@nox.session(python="3.11", reuse_venv=True)
+def browser(session: nox.Session) -> None:
+    """Check the built site offline and in Chromium: every page, math, search, downloads, themes.
+
+    Run ``nox -s docs`` first. Screenshots go to docs/_build/screenshots ($MHA_SCREENSHOTS).
+    """
+    site = site_check(session)
+    session.install("pytest", "playwright")  # drives Debian's Chromium: no browser download
+    screenshots = os.environ.get("MHA_SCREENSHOTS", str(BUILD / "screenshots"))
+    session.run("python", "tests_site/sitescan.py", str(site))
+    # -c: the site checks have their own pytest.ini (the unit-test settings stay in pyproject.toml)
+    session.run(
+        "pytest",
+        "-c",
+        "tests_site/pytest.ini",
+        "tests_site",
+        f"--site={site}",
+        f"--screenshots={screenshots}",
+        *session.posargs,
+    )
+
+
+@nox.session(python="3.11")
+def bench(session: nox.Session) -> None:
+    """Time mha against torch.nn.MultiheadAttention, measure memory; fail if a goal is missed.
+
+    Writes results.json, speed.png and memory.png to benchmarks/results/, or to the folder
+    given after ``--``; ``nox -s bench -- --update-docs`` also copies them to
+    docs/_static/bench/ for the Performance page. About 5 minutes on 2 CPU cores.
+    """
+    session.install(TORCH_CPU)
+    session.install("-e", ".", "matplotlib")
+    session.run("python", "benchmarks/bench.py", *session.posargs, env={"MPLBACKEND": "Agg"})
+
+
+# A CUDA build of torch: the Linux wheel on the package index is one ($MHA_TORCH_CUDA overrides).
+TORCH_CUDA = os.environ.get("MHA_TORCH_CUDA", "torch==2.14.1")
+CHECK_CUDA = """
+import sys, torch
+if not torch.cuda.is_available():
+    sys.exit(f"torch {torch.__version__} (CUDA {torch.version.cuda}) sees no GPU: "
+             "check the NVIDIA driver, or set MHA_TORCH_CUDA to a build the driver supports")
+print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}")
+"""
+
+
+@nox.session(python="3.11")
+def gpu(session: nox.Session) -> None:
+    """On an NVIDIA GPU: run the tests with MHA_DEVICE=cuda, then build the site on the GPU.
+
+    Stops at once, before installing a multi-GB CUDA build of torch, when no GPU is visible.
+    Arguments after ``--`` go to pytest.
+    """
+    if shutil.which("nvidia-smi") is None or not list(Path("/dev").glob("nvidia[0-9]*")):
+        session.error(
+            "no NVIDIA GPU visible here (no nvidia-smi or no /dev/nvidia0): the gpu session "
+            "needs one; on a CPU run `nox -s tests docs`"
+        )
+    session.run("nvidia-smi", "-L", external=True)
+    session.install(TORCH_CUDA)
+    session.install("-e", ".[test,docs]")
+    session.run("python", "-c", CHECK_CUDA)
+    env = {"MHA_DEVICE": "cuda", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
+    session.run("pytest", *session.posargs, env=env)
+    for path in DOCS_GENERATED:  # every example and notebook runs again, on the GPU
+        shutil.rmtree(path, ignore_errors=True)
+    ipython = Path(session.create_tmp()) / "ipython"
+    kernel_config = ipython / "profile_default" / "ipython_kernel_config.py"
+    kernel_config.parent.mkdir(parents=True, exist_ok=True)
+    kernel_config.write_text('c.IPKernelApp.log_level = "ERROR"\n')
+    session.run(
+        *("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html")),
+        env={**env, "IPYTHONDIR": str(ipython)},
+    )
 
 
 if __name__ == "__main__":

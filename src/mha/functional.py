@@ -245,6 +245,14 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ValueError
         If the last dimension of ``x`` is not ``weight.shape[1]``.
 
+    Notes
+    -----
+    The projection acts on each position alone, so it may run in whatever order the positions
+    lie in memory. A batch-first ``(B, L, E)`` view of a sequence-first ``(L, B, E)`` tensor
+    (what :class:`mha.MultiHeadAttention` sees with ``batch_first=False``) is projected as the
+    ``(L, B, E)`` tensor it is: one matrix product over all ``L * B`` rows, with no copy,
+    instead of ``B`` separate products. The result is the same ``(B, L, E_out)`` tensor.
+
     Examples
     --------
     >>> import torch, mha
@@ -262,6 +270,9 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"(E_out, E_in)), got x of shape {tuple(x.shape)} and weight of shape "
             f"{tuple(weight.shape)}"
         )
+    if x.dim() == 3 and not x.is_contiguous() and x.transpose(0, 1).is_contiguous():
+        # (B, L, E) viewed from (L, B, E) memory: project in memory order, then view back
+        return F.linear(x.transpose(0, 1), weight, bias).transpose(0, 1)  # (B, L, E_out)
     return F.linear(x, weight, bias)
 
 
@@ -534,7 +545,8 @@ def scaled_dot_product_attention(
         if attn_mask.dtype == torch.bool:
             attn_mask = additive_mask(~attn_mask, query.dtype)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = (query * scale) @ key.transpose(-2, -1)  # (..., L, S)
+    # keys as contiguous rows: the product then reads key^T as a view, without a strided copy
+    scores = (query * scale) @ key.contiguous().transpose(-2, -1)  # (..., L, S)
     if attn_mask is not None:
         scores = scores + attn_mask  # (..., L, S)
     weights = torch.softmax(scores, dim=-1)  # (..., L, S), rows sum to 1

@@ -1,0 +1,427 @@
+"""Speed and memory of ``mha.MultiHeadAttention`` against ``torch.nn.MultiheadAttention``.
+
+Run with ``nox -s bench`` or directly::
+
+    python benchmarks/bench.py [OUT_DIR] [--update-docs] [--repeats N] [--quick]
+
+Both modules hold the same weights (``MultiHeadAttention.from_torch``) and run in this one
+process on the device of ``mha.get_device()``. Each measurement alternates the two modules,
+torch first then ours, then ours first, and so on, and reports the median of the paired time
+ratios ``ours / torch``: on a shared, noisy machine only ratios measured side by side mean
+something, never absolute times from different runs.
+
+Written to ``OUT_DIR`` (default ``benchmarks/results/``): ``results.json``, ``speed.png`` and
+``memory.png``. ``--update-docs`` copies them to ``docs/_static/bench/`` for the Performance
+page. The exit status is 1 when a speed goal is missed.
+
+Speed goals (ratio ``ours / torch``, at every shape, for ``batch_first=True`` and ``False``):
+
+* inference, ``need_weights=False``, eval mode, no grad: at most 0.75;
+* training step, forward and backward, ``need_weights=False``: at most 1.1;
+* per-head weights, ``need_weights=True, average_attn_weights=False``: at most 1.3.
+
+Memory: the peak memory of one forward pass at growing sequence length, for the fused path
+(``need_weights=False``) and the explicit one (``need_weights=True``). On the CPU each point
+runs in a fresh subprocess and reads the peak resident set size; on a GPU it reads
+``torch.cuda.max_memory_allocated``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+import mha
+from mha.cost import attention_flops
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "benchmarks" / "results"
+DOCS_OUT = ROOT / "docs" / "_static" / "bench"
+
+# (B, L, E, H): batch, sequence length, model width, heads
+SHAPES = [(8, 256, 512, 8), (4, 1024, 512, 8), (1, 4096, 256, 4)]
+GOALS = {"inference": 0.75, "training": 1.10, "weights": 1.30}
+MODES = {
+    "inference": "eval, no grad, need_weights=False",
+    "training": "forward + backward, need_weights=False",
+    "weights": "eval, no grad, need_weights=True, average_attn_weights=False",
+}
+LAYOUTS = (True, False)  # batch_first: the goals hold for both
+# memory: one sequence, E = 256, H = 4, eval, no grad
+MEMORY_LENGTHS = [1024, 2048, 4096, 8192]
+MEMORY_SHAPE = {"batch": 1, "embed_dim": 256, "num_heads": 4}
+
+
+# ---------------------------------------------------------------------------
+# The machine
+# ---------------------------------------------------------------------------
+
+
+def machine(device: torch.device) -> dict:
+    """What the figures were measured on."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "date": dt.date.today().isoformat(),
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu,
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "mha": mha.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "dtype": "float32",
+    }
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def timed(fn: Callable[[], object], device: torch.device) -> float:
+    synchronize(device)
+    start = time.perf_counter()
+    fn()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def matmul_roofline(device: torch.device, repeats: int) -> dict:
+    """Dense float32 matrix product ``(n, n) @ (n, n)``: the best this device does."""
+    n = 4096 if device.type == "cuda" else 2048
+    a, b = torch.randn(2, n, n, device=device).unbind(0)
+    a @ b  # warm up
+    times = [timed(lambda: a @ b, device) for _ in range(repeats)]
+    flop = 2 * n**3
+    return {"n": n, "gflop": flop / 1e9, "gflops": flop / statistics.median(times) / 1e9}
+
+
+# ---------------------------------------------------------------------------
+# Speed: ours against torch's, side by side
+# ---------------------------------------------------------------------------
+
+
+def make_step(module: torch.nn.Module, x: torch.Tensor, mode: str) -> Callable[[], object]:
+    """One call of ``module`` in ``mode``, on self-attention input ``x``."""
+    if mode == "training":
+        module.train()
+        x = x.detach().requires_grad_(True)
+
+        def step() -> None:
+            module.zero_grad(set_to_none=True)
+            x.grad = None
+            out, _ = module(x, x, x, need_weights=False)
+            out.sum().backward()
+
+        return step
+
+    module.eval()
+    need_weights = mode == "weights"
+
+    @torch.no_grad()
+    def step() -> object:
+        return module(x, x, x, need_weights=need_weights, average_attn_weights=False)
+
+    return step
+
+
+def compare(
+    theirs: Callable[[], object], ours: Callable[[], object], device: torch.device, repeats: int
+) -> dict:
+    """Alternate the two calls; return their median times and the median paired ratio."""
+    theirs()
+    ours()  # warm up both
+    t_theirs, t_ours, ratios = [], [], []
+    for i in range(repeats):
+        if i % 2 == 0:
+            a = timed(theirs, device)
+            b = timed(ours, device)
+        else:
+            b = timed(ours, device)
+            a = timed(theirs, device)
+        t_theirs.append(a)
+        t_ours.append(b)
+        ratios.append(b / a)
+    return {
+        "torch_ms": 1e3 * statistics.median(t_theirs),
+        "ours_ms": 1e3 * statistics.median(t_ours),
+        "ratio": statistics.median(ratios),
+        "ratio_of_minimums": min(t_ours) / min(t_theirs),
+        "ratios": ratios,
+    }
+
+
+def check_same_output(theirs: torch.nn.Module, ours: torch.nn.Module, x: torch.Tensor) -> None:
+    """Both modules must compute the same thing before their speed is compared."""
+    theirs.eval()
+    ours.eval()
+    with torch.no_grad():
+        out_t, w_t = theirs(x, x, x, average_attn_weights=False)
+        out_o, w_o = ours(x, x, x, average_attn_weights=False)
+        fused_t, _ = theirs(x, x, x, need_weights=False)
+        fused_o, _ = ours(x, x, x, need_weights=False)
+    torch.testing.assert_close(out_o, out_t, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(w_o, w_t, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(fused_o, fused_t, atol=1e-4, rtol=1e-4)
+
+
+def speed(device: torch.device, repeats: int, shapes: list, roofline: float) -> list[dict]:
+    rows = []
+    for B, L, E, H in shapes:
+        flops = attention_flops(B, L, L, E, H).total  # matrix products of one forward
+        for batch_first in LAYOUTS:
+            torch.manual_seed(0)
+            theirs = torch.nn.MultiheadAttention(E, H, batch_first=batch_first, device=device)
+            ours = mha.MultiHeadAttention.from_torch(theirs)
+            torch.manual_seed(1)
+            x = torch.randn((B, L, E) if batch_first else (L, B, E), device=device)
+            check_same_output(theirs, ours, x)
+            for mode in MODES:
+                r = compare(make_step(theirs, x, mode), make_step(ours, x, mode), device, repeats)
+                # a training step: the forward, then a backward of twice its products
+                gflop = (3 if mode == "training" else 1) * flops / 1e9
+                row = {
+                    "B": B,
+                    "L": L,
+                    "E": E,
+                    "H": H,
+                    "batch_first": batch_first,
+                    "mode": mode,
+                    "gflop": gflop,
+                    **r,
+                    "torch_gflops": gflop / (r["torch_ms"] / 1e3),
+                    "ours_gflops": gflop / (r["ours_ms"] / 1e3),
+                    "ours_of_roofline": gflop / (r["ours_ms"] / 1e3) / roofline,
+                    "goal": GOALS[mode],
+                    "passed": r["ratio"] <= GOALS[mode],
+                }
+                rows.append(row)
+                print(
+                    f"  (B, L, E, H) = {(B, L, E, H)!s:18} batch_first={batch_first!s:5} "
+                    f"{mode:9}  torch {row['torch_ms']:8.1f} ms  ours {row['ours_ms']:8.1f} ms  "
+                    f"ratio {row['ratio']:.2f} (goal <= {row['goal']:.2f}) "
+                    f"{'ok' if row['passed'] else 'MISSED'}  ours {row['ours_gflops']:5.1f} GFLOP/s",
+                    flush=True,
+                )
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Memory: one forward pass at growing sequence length
+# ---------------------------------------------------------------------------
+
+
+def _memory_inputs(seq_len: int, device: torch.device) -> tuple[torch.nn.Module, torch.Tensor]:
+    torch.manual_seed(0)
+    B, E, H = (MEMORY_SHAPE[k] for k in ("batch", "embed_dim", "num_heads"))
+    module = mha.MultiHeadAttention(E, H, batch_first=True, device=device).eval()
+    return module, torch.randn(B, seq_len, E, device=device)
+
+
+def _rss_mib(field: str) -> float:
+    """``VmRSS`` (now) or ``VmHWM`` (peak since the last reset) of this process, in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024  # kB
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def memory_point(seq_len: int, need_weights: bool, device: torch.device) -> float:
+    """Peak memory (MiB) one forward pass adds to what its inputs and parameters hold."""
+    module, x = _memory_inputs(seq_len, device)
+    with torch.no_grad():
+        module(x[:, :16], x[:, :16], x[:, :16], need_weights=need_weights)  # load the kernels
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+            torch.cuda.reset_peak_memory_stats(device)
+            before = torch.cuda.memory_allocated(device)
+            module(x, x, x, need_weights=need_weights)
+            torch.cuda.synchronize(device)
+            return (torch.cuda.max_memory_allocated(device) - before) / 2**20
+        # Linux: writing 5 to clear_refs resets the peak resident set size (VmHWM) to now
+        Path("/proc/self/clear_refs").write_text("5")
+        before = _rss_mib("VmRSS")
+        module(x, x, x, need_weights=need_weights)
+        return _rss_mib("VmHWM") - before
+
+
+def memory(device: torch.device, lengths: list[int]) -> dict | None:
+    if device.type == "cpu" and not Path("/proc/self/clear_refs").exists():
+        print("  skipped: the peak RSS of a CPU process is read from Linux's /proc")
+        return None
+    points = []
+    for need_weights, path in ((False, "fused"), (True, "explicit")):
+        for seq_len in lengths:
+            if device.type == "cuda":
+                mib = memory_point(seq_len, need_weights, device)
+            else:  # a fresh process per point: the peak RSS of a process never goes down
+                cmd = [sys.executable, __file__, "--memory-point", str(seq_len), path]
+                done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                mib = float(done.stdout.strip().splitlines()[-1])
+            points.append({"path": path, "L": seq_len, "peak_mib": mib})
+            print(f"  {path:8} L = {seq_len:5}: {mib:8.1f} MiB", flush=True)
+    growth = {}
+    for path in ("fused", "explicit"):
+        mibs = [p["peak_mib"] for p in points if p["path"] == path]
+        # exponent k of peak ~ L**k over the last doubling of L
+        growth[path] = math.log2(max(mibs[-1], 1e-3) / max(mibs[-2], 1e-3))
+    return {
+        "what": "peak memory added by one forward pass (eval, no grad)",
+        "measure": "torch.cuda.max_memory_allocated"
+        if device.type == "cuda"
+        else "peak resident set size (VmHWM after a reset), one subprocess per point",
+        **MEMORY_SHAPE,
+        "points": points,
+        "growth_exponent": growth,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+
+
+def plot(results: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = results["speed"]
+    fig, axes = plt.subplots(1, len(MODES), figsize=(12, 3.8), sharey=True)
+    for ax, mode in zip(axes, MODES, strict=True):
+        shapes = [r for r in rows if r["mode"] == mode and r["batch_first"]]
+        labels = [f"B={r['B']}\nL={r['L']}\nE={r['E']} H={r['H']}" for r in shapes]
+        width = 0.38
+        for i, batch_first in enumerate(LAYOUTS):
+            ratios = [
+                r["ratio"] for r in rows if r["mode"] == mode and r["batch_first"] == batch_first
+            ]
+            xs = [j + (i - 0.5) * width for j in range(len(ratios))]
+            ax.bar(xs, ratios, width, label=f"batch_first={batch_first}")
+        ax.axhline(1.0, color="grey", lw=1)
+        ax.axhline(GOALS[mode], color="C3", ls="--", lw=1.5, label=f"goal <= {GOALS[mode]}")
+        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_title(f"{mode}\n" + textwrap.fill(MODES[mode], 42), fontsize=9)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("time ratio mha / torch (lower is faster)")
+    fig.suptitle(f"{results['machine']['device_name']}, torch {results['machine']['torch']}")
+    fig.tight_layout()
+    fig.savefig(out / "speed.png", dpi=110)
+    plt.close(fig)
+
+    mem = results["memory"]
+    if mem is None:
+        return
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for path, marker in (("fused", "o"), ("explicit", "s")):
+        pts = [p for p in mem["points"] if p["path"] == path]
+        k = mem["growth_exponent"][path]
+        ax.loglog(
+            [p["L"] for p in pts],
+            [max(p["peak_mib"], 0.1) for p in pts],
+            marker=marker,
+            base=2,
+            label=f"{path} (need_weights={path == 'explicit'}): ~L^{k:.1f}",
+        )
+    ax.set_xlabel("sequence length L")
+    ax.set_ylabel("peak memory of one forward (MiB)")
+    ax.set_title(
+        f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; {results['machine']['device']}",
+        fontsize=10,
+    )
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / "memory.png", dpi=110)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT, help="output folder")
+    parser.add_argument("--update-docs", action="store_true", help=f"copy results to {DOCS_OUT}")
+    parser.add_argument("--repeats", type=int, default=5, help="timed pairs per measurement")
+    parser.add_argument("--quick", action="store_true", help="first shape only, no memory")
+    parser.add_argument("--memory-point", nargs=2, metavar=("L", "PATH"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    device = mha.get_device()
+    if args.memory_point:  # the child process of one memory measurement
+        seq_len, path = int(args.memory_point[0]), args.memory_point[1]
+        print(memory_point(seq_len, path == "explicit", device))
+        return 0
+
+    started = time.perf_counter()
+    info = machine(device)
+    print(
+        f"mha {info['mha']}, torch {info['torch']} on {info['device_name']} ({device}), "
+        f"{info['torch_threads']} threads"
+    )
+    roofline = matmul_roofline(device, args.repeats)
+    print(f"roofline: dense {roofline['n']}^3 matmul {roofline['gflops']:.1f} GFLOP/s")
+    shapes = SHAPES[:1] if args.quick else SHAPES
+    rows = speed(device, args.repeats, shapes, roofline["gflops"])
+    mem = None if args.quick else memory(device, MEMORY_LENGTHS)
+    passed = all(r["passed"] for r in rows)
+    results = {
+        "machine": info,
+        "roofline": roofline,
+        "goals": GOALS,
+        "modes": MODES,
+        "goal_layouts": "batch_first=True and batch_first=False",
+        "repeats": args.repeats,
+        "speed": rows,
+        "memory": mem,
+        "passed": passed,
+        "seconds": time.perf_counter() - started,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    plot(results, args.out)
+    print(f"wrote {args.out} in {results['seconds']:.0f} s")
+    if args.update_docs:
+        DOCS_OUT.mkdir(parents=True, exist_ok=True)
+        for name in ("results.json", "speed.png", "memory.png"):
+            if (args.out / name).is_file():
+                shutil.copy2(args.out / name, DOCS_OUT / name)
+        print(f"copied to {DOCS_OUT}")
+    missed = [r for r in rows if not r["passed"]]
+    for r in missed:
+        print(
+            f"goal missed: {r['mode']} at (B, L, E, H) = {(r['B'], r['L'], r['E'], r['H'])}, "
+            f"batch_first={r['batch_first']}: ratio {r['ratio']:.2f} > {r['goal']:.2f}",
+            file=sys.stderr,
+        )
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Sphinx configuration of the mha site: ``nox -s docs`` builds it with warnings as errors.
+
+The site works offline: MathJax, fonts, icons and intersphinx inventories are all local, and no
+built page loads anything from another host.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+from importlib.metadata import version as _version
+from pathlib import Path
+
+import mha
+
+DOCS = Path(__file__).resolve().parent
+
+# -- Project -----------------------------------------------------------------------------------
+
+project = "mha"
+author = "The mha authors"
+copyright = "2025, The mha authors"
+release = _version("mha")
+version = ".".join(release.split(".")[:2])
+
+# -- General -----------------------------------------------------------------------------------
+
+extensions = [
+    "myst_nb",  # Markdown pages and executed Markdown notebooks (the tutorial)
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",  # numpydoc docstrings -> reference pages
+    "sphinx.ext.intersphinx",
+    "sphinx_gallery.gen_gallery",  # gallery/ -> auto_examples/, executed
+    "sphinx_copybutton",
+    "sphinx_design",  # cards on the index page
+    "sphinx-mathjax-offline",  # MathJax 3 served from _static, not from a CDN
+]
+
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    ".jupyter_cache",
+    "jupyter_execute",
+    "gen_modules",
+    "**.ipynb_checkpoints",
+    # sphinx-gallery writes a notebook beside each generated page: they are downloads,
+    # not sources (myst-nb would otherwise find two sources per page and re-execute them)
+    "auto_examples/**.ipynb",
+]
+templates_path = ["_templates"]
+nitpicky = True  # every cross-reference must resolve
+suppress_warnings = []
+
+# -- HTML: pydata-sphinx-theme ------------------------------------------------------------------
+# pydata-sphinx-theme: a light/dark switch, API-friendly layout and sphinx-gallery styling.
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"mha {release}"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_favicon = "_static/favicon.svg"
+html_logo = "_static/favicon.svg"
+html_show_sourcelink = True
+html_theme_options = {
+    "logo": {"text": "mha"},
+    "navbar_align": "left",
+    "header_links_before_dropdown": 6,
+    "icon_links": [],  # no external icon links (they would need network assets)
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "use_edit_page_button": False,
+    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+    "pygments_light_style": "default",
+    "pygments_dark_style": "github-dark",
+}
+html_context = {"default_mode": "auto"}
+
+# -- Cross-references to torch and Python: local inventories only --------------------------------
+# Regenerate with ``python docs/_intersphinx/make_inventories.py``; nothing is fetched.
+
+intersphinx_mapping = {
+    "torch": ("https://docs.pytorch.org/docs/stable/", "_intersphinx/torch.inv"),
+    "python": ("https://docs.python.org/3/", "_intersphinx/python.inv"),
+}
+intersphinx_timeout = 1
+
+# -- API reference: autosummary + numpydoc --------------------------------------------------------
+
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_typehints = "none"  # numpydoc's type fields say it, with shapes
+autodoc_inherit_docstrings = False  # nn.Module's docstrings are not ours
+numpydoc_show_class_members = False  # the class template lists members instead
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# -- Executed Markdown notebooks: myst-nb ---------------------------------------------------------
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+nb_execution_mode = "cache"
+nb_execution_timeout = 120
+nb_execution_raise_on_error = True  # a failing cell fails the build
+nb_execution_show_tb = True
+nb_merge_streams = True
+# sphinx-gallery's notebooks are excluded above; myst-nb reads only the tutorial's Markdown
+nb_execution_excludepatterns = ["auto_examples/*"]
+
+# -- Gallery: sphinx-gallery ----------------------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": "../gallery",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",  # every plot_*.py is executed, none is shown unrun
+    "ignore_pattern": r"__init__\.py",
+    "within_subsection_order": "FileNameSortKey",  # plot_01_..., plot_02_...
+    # A failing example fails the build: sphinx-gallery runs them all, then ends the build
+    # with an error listing each failure (abort_on_example_error=True would stop at the first).
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+    "download_all_examples": True,  # zips of every .py and every .ipynb
+    "notebook_extensions": {".py"},  # each example also downloads as a notebook
+    "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example
+    "doc_module": ("mha",),  # record which examples use which mha names ...
+    "backreferences_dir": "gen_modules/backreferences",  # ... for each API page's minigallery
+    "exclude_implicit_doc": set(),
+    "inspect_global_variables": True,
+    # The site-wide and per-gallery execution-time pages load jQuery and DataTables from a CDN:
+    # off. Each example page still ends with its running time, and the build log prints a
+    # "computation time summary" of every example.
+    "write_computation_times": False,
+    "min_reported_time": 0,
+    "show_memory": False,
+    "remove_config_comments": True,
+    "run_stale_examples": False,  # turned on for one build when the package changed (below)
+}
+
+# -- Re-run examples and notebooks when the package changes ---------------------------------------
+# sphinx-gallery re-runs an example only when its file changes, and the notebook cache keys on
+# the notebook's text: neither sees a change in src/mha. So the build hashes the package's
+# sources: when the hash differs from the one recorded by the last successful build, every
+# example runs again, the notebooks get a fresh cache and every page is read again. A build
+# where nothing changed re-runs nothing.
+
+_PACKAGE = Path(mha.__file__).resolve().parent
+mha_source_hash = hashlib.sha256(
+    b"".join(p.read_bytes() for p in sorted(_PACKAGE.glob("*.py")))
+).hexdigest()[:16]
+_STAMP = DOCS / "auto_examples" / ".mha-source-hash"
+_package_changed = not _STAMP.is_file() or _STAMP.read_text().strip() != mha_source_hash
+
+_CACHE_ROOT = DOCS / ".jupyter_cache"
+nb_execution_cache_path = str(_CACHE_ROOT / mha_source_hash)  # absolute, keyed by the package
+if _CACHE_ROOT.is_dir():  # caches of older package versions
+    for _old in _CACHE_ROOT.iterdir():
+        if _old.name != mha_source_hash:
+            shutil.rmtree(_old, ignore_errors=True)
+
+# Examples pick their device with mha.get_device() (MHA_DEVICE, else CUDA, else the CPU).
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+# The notebook kernel warns that it runs over local TCP: noise. ``nox -s docs`` points
+# IPYTHONDIR at a profile that lowers the kernel's log level; a plain sphinx-build gets one here.
+if "IPYTHONDIR" not in os.environ:
+    _ipython = DOCS / "_build" / ".ipython"
+    _profile = _ipython / "profile_default" / "ipython_kernel_config.py"
+    _profile.parent.mkdir(parents=True, exist_ok=True)
+    _profile.write_text('c.IPKernelApp.log_level = "ERROR"\n')
+    os.environ["IPYTHONDIR"] = str(_ipython)
+
+
+# -- Checks and hooks -----------------------------------------------------------------------------
+
+REFERENCE_INDEX = DOCS / "reference" / "index.rst"
+SECTION_INDEXES = {"howto/index", "explanation/index"}
+
+
+class _EmptySectionFilter(logging.Filter):
+    """Let a section index's glob toctree match nothing: a section may have no page yet."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "subtype", None) != "empty_glob":
+            return True
+        location = getattr(record, "location", None)  # the toctree node, before formatting
+        parent = location.get("parent") if hasattr(location, "get") else None
+        return parent not in SECTION_INDEXES
+
+
+def _check_reference_lists_all(app, config) -> None:
+    """Fail the build when a name of ``mha.__all__`` has no reference page."""
+    text = REFERENCE_INDEX.read_text()
+    missing = [n for n in mha.__all__ if n != "__version__" and f"   {n}\n" not in text]
+    if missing:
+        from sphinx.util import logging as sphinx_logging
+
+        sphinx_logging.getLogger(__name__).warning(
+            "expected every name of mha.__all__ in %s, missing %s", REFERENCE_INDEX.name, missing
+        )
+
+
+def _rerun_examples_if_package_changed(app) -> None:
+    """Turn on ``run_stale_examples`` for this build only when the package changed.
+
+    Set after the builder has hashed its configuration, so that the next build, with the flag
+    off again, does not see a changed configuration and rewrite every page.
+    """
+    app.config.sphinx_gallery_conf["run_stale_examples"] = _package_changed
+
+
+def _record_source_hash(app, exception) -> None:
+    """After a successful build, remember which package sources the outputs came from."""
+    if exception is None and _STAMP.parent.is_dir():
+        _STAMP.write_text(mha_source_hash + "\n")
+
+
+def setup(app) -> None:
+    # a changed package re-reads every page (autodoc, notebooks, gallery pages)
+    app.add_config_value("mha_source_hash", "", "env")
+    logging.getLogger("sphinx.sphinx.directives.other").addFilter(_EmptySectionFilter())
+    app.connect("config-inited", _check_reference_lists_all)
+    app.connect("builder-inited", _rerun_examples_if_package_changed, priority=100)
+    app.connect("build-finished", _record_source_hash, priority=900)
