@@ -7,7 +7,6 @@ built page loads anything from another host.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import shutil
 from importlib.metadata import version as _version
@@ -21,7 +20,7 @@ DOCS = Path(__file__).resolve().parent
 
 project = "mha"
 author = "The mha authors"
-copyright = "2025, The mha authors"
+copyright = "2026, The mha authors"
 release = _version("mha")
 version = ".".join(release.split(".")[:2])
 
@@ -179,18 +178,6 @@ if "IPYTHONDIR" not in os.environ:
 # -- Checks and hooks -----------------------------------------------------------------------------
 
 REFERENCE_INDEX = DOCS / "reference" / "index.rst"
-SECTION_INDEXES = {"howto/index", "explanation/index"}
-
-
-class _EmptySectionFilter(logging.Filter):
-    """Let a section index's glob toctree match nothing: a section may have no page yet."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if getattr(record, "subtype", None) != "empty_glob":
-            return True
-        location = getattr(record, "location", None)  # the toctree node, before formatting
-        parent = location.get("parent") if hasattr(location, "get") else None
-        return parent not in SECTION_INDEXES
 
 
 def _check_reference_lists_all(app, config) -> None:
@@ -223,7 +210,6 @@ def _record_source_hash(app, exception) -> None:
 def setup(app) -> None:
     # a changed package re-reads every page (autodoc, notebooks, gallery pages)
     app.add_config_value("mha_source_hash", "", "env")
-    logging.getLogger("sphinx.sphinx.directives.other").addFilter(_EmptySectionFilter())
     app.connect("config-inited", _check_reference_lists_all)
     app.connect("builder-inited", _rerun_examples_if_package_changed, priority=100)
     app.connect("build-finished", _record_source_hash, priority=900)
