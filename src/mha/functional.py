@@ -549,7 +549,10 @@ def scaled_dot_product_attention(
     scores = (query * scale) @ key.contiguous().transpose(-2, -1)  # (..., L, S)
     if attn_mask is not None:
         scores = scores + attn_mask  # (..., L, S)
-    weights = torch.softmax(scores, dim=-1)  # (..., L, S), rows sum to 1
+    if scores.requires_grad:
+        weights = torch.softmax(scores, dim=-1)  # (..., L, S), rows sum to 1
+    else:  # no autograd to feed: normalise the scores in place, sparing an (..., L, S) buffer
+        weights = torch.softmax(scores, dim=-1, out=scores)
     if dropout_p > 0.0:
         weights = F.dropout(weights, p=dropout_p)
     return weights @ value, weights  # (..., L, D_v), (..., L, S)
