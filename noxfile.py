@@ -39,29 +39,75 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", *session.posargs)
 
 
-@nox.session(python="3.11", reuse_venv=True)
-def docs(session: nox.Session) -> None:
-    """Build the site into docs/_build/html, executing every example (warnings are errors).
+# The site's languages: English is the source, the others are translated from gettext catalogs
+# in docs/locale/<language>/LC_MESSAGES. Each builds into docs/_build/html/<language>.
+LANGUAGES = ("en", "zh_CN")
+LOCALE = DOCS / "locale"
 
-    An example or notebook re-runs when its file or the package's sources change (the build
-    compares a hash of ``src/mha``), so a build where nothing changed runs nothing.
-    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
-    """
-    install_package(session, "docs")
-    args = list(session.posargs)
-    if "clean" in args:
-        args.remove("clean")
-        for path in DOCS_GENERATED:
-            shutil.rmtree(path, ignore_errors=True)
-    # the notebook kernel's warning about local TCP is noise: a profile silences it
+
+def kernel_profile(session: nox.Session) -> Path:
+    """An IPython profile that silences the notebook kernel's warning about local TCP."""
     ipython = Path(session.create_tmp()) / "ipython"
     kernel_config = ipython / "profile_default" / "ipython_kernel_config.py"
     kernel_config.parent.mkdir(parents=True, exist_ok=True)
     kernel_config.write_text('c.IPKernelApp.log_level = "ERROR"\n')
-    session.run(
-        *("sphinx-build", "-W", "--keep-going", "-b", "html", *args, "docs", str(BUILD / "html")),
-        env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(ipython)},
-    )
+    return ipython
+
+
+@nox.session(python="3.11", reuse_venv=True)
+def docs(session: nox.Session) -> None:
+    """Build the site in English and Chinese into docs/_build/html/{en,zh_CN} (warnings are errors).
+
+    English builds first and executes the examples and notebooks; the Chinese build reuses
+    their outputs (unchanged examples and cached notebooks do not run again). An example or
+    notebook re-runs when its file or the package's sources change (the build compares a hash
+    of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
+    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
+    """
+    install_package(session, "docs")
+    args = list(session.posargs)
+    html = BUILD / "html"
+    if "clean" in args:
+        args.remove("clean")
+        for path in DOCS_GENERATED:
+            shutil.rmtree(path, ignore_errors=True)
+        for compiled in LOCALE.rglob("*.mo"):  # compiled from the .po files by each build
+            compiled.unlink()
+    if html.is_dir():  # a one-language build left pages at the root: the site root is new
+        for child in html.iterdir():
+            if child.is_dir() and child.name not in LANGUAGES:
+                shutil.rmtree(child)
+            elif child.is_file():
+                child.unlink()
+    env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(kernel_profile(session))}
+    for language in LANGUAGES:
+        session.log(f"site in {language} -> {html / language}")
+        session.run(
+            *("sphinx-build", "-W", "--keep-going", "-b", "html", "-D", f"language={language}"),
+            *(*args, "docs", str(html / language)),
+            env=env,
+        )
+    shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
+
+
+@nox.session(python="3.11", reuse_venv=True)
+def translations(session: nox.Session) -> None:
+    """Check the Chinese catalogs: fails while an entry is untranslated, fuzzy or stale.
+
+    Regenerates the message templates from the sources (a gettext build, which reuses the
+    gallery pages of the last ``nox -s docs`` or executes the examples) and compares them with
+    docs/locale/zh_CN/LC_MESSAGES/*.po, then prints how much is translated.
+    ``nox -s translations -- update`` brings the .po files up to date instead: new entries
+    empty, changed ones fuzzy, removed ones dropped (sphinx-intl).
+    """
+    install_package(session, "docs,test")
+    env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(kernel_profile(session))}
+    if "update" in session.posargs:
+        session.run("python", "docs/locale/catalogs.py", "update", env=env)
+        session.run("python", "docs/locale/catalogs.py", "stats")
+        return
+    session.run("python", "docs/locale/catalogs.py", "stats")
+    session.run("pytest", "tests/test_catalogs.py", *session.posargs, env=env)
 
 
 @nox.session(python="3.11")

@@ -49,6 +49,7 @@ exclude_patterns = [
     # sphinx-gallery writes a notebook beside each generated page: they are downloads,
     # not sources (myst-nb would otherwise find two sources per page and re-execute them)
     "auto_examples/**.ipynb",
+    "locale",  # translation catalogs and the translators' glossary, not pages
 ]
 templates_path = ["_templates"]
 nitpicky = True  # every cross-reference must resolve
@@ -69,6 +70,8 @@ html_theme_options = {
     "navbar_align": "left",
     "header_links_before_dropdown": 6,
     "icon_links": [],  # no external icon links (they would need network assets)
+    # the same page in the other language (_templates/language-switcher.html), then the theme
+    "navbar_end": ["language-switcher", "theme-switcher", "navbar-icon-links"],
     "show_toc_level": 2,
     "navigation_with_keys": False,
     "use_edit_page_button": False,
@@ -79,6 +82,26 @@ html_theme_options = {
     "pygments_dark_style": "github-dark",
 }
 html_context = {"default_mode": "auto"}
+
+# -- Languages: English source, Simplified Chinese from gettext catalogs --------------------------
+# ``nox -s docs`` builds the site twice: English into _build/html/en, then with
+# ``-D language=zh_CN`` into _build/html/zh_CN, and writes a root page that picks one. The
+# Chinese text comes from locale/zh_CN/LC_MESSAGES/<page>.po, one catalog per page, compiled
+# to .mo by the build; an entry left untranslated shows the English text. ``nox -s
+# translations -- update`` refreshes the catalogs from the sources and ``nox -s translations``
+# fails while an entry is missing, fuzzy or stale. The API reference and sphinx-gallery's own
+# lines (downloads, running time) have no catalogs: they stay English in both languages.
+
+language = "en"
+locale_dirs = ["locale/"]
+gettext_compact = False  # one catalog per page: tutorial/02_walkthrough.po, ...
+gettext_uuid = False  # no per-message ids ...
+gettext_location = False  # ... and no source line numbers: catalogs change when the text does
+gettext_auto_build = True
+# The gallery index's thumbnail titles and tooltips are raw HTML: translatable too.
+gettext_additional_targets = ["raw"]
+# the folders of a two-language build: _build/html/<folder>
+LANGUAGE_FOLDERS = ("en", "zh_CN")
 
 # -- Cross-references to torch and Python: local inventories only --------------------------------
 # Regenerate with ``python docs/_intersphinx/make_inventories.py``; nothing is fetched.
@@ -201,15 +224,60 @@ def _rerun_examples_if_package_changed(app) -> None:
     app.config.sphinx_gallery_conf["run_stale_examples"] = _package_changed
 
 
+def _other_language_on_read_the_docs(app, config) -> None:
+    """On Read the Docs, link the language switcher to the other language's project.
+
+    Each language is its own project there (the Chinese one a translation of the English
+    one), served at ``<host>/<language>/<version>/``: not beside this build's folder.
+    """
+    canonical = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+    current = os.environ.get("READTHEDOCS_LANGUAGE", "")
+    if canonical and current and f"/{current}/" in canonical:
+        other = "en" if (config.language or "en").startswith("zh") else "zh-cn"
+        root = canonical.replace(f"/{current}/", f"/{other}/", 1)
+        config.html_context["mha_other_language_root"] = root
+
+
+def _notebooks_beside_the_site(app) -> None:
+    """Keep myst-nb's executed notebooks out of the published two-language site.
+
+    myst-nb writes them to ``<output folder>/../jupyter_execute``: for _build/html/en that is
+    inside the site root. Both languages write the same files, to _build/jupyter_execute.
+    """
+    outdir = Path(app.outdir)
+    if outdir.name in LANGUAGE_FOLDERS and hasattr(app.env, "mystnb_config"):
+        folder = outdir.parent.parent / "jupyter_execute"
+        app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
+
+
 def _record_source_hash(app, exception) -> None:
     """After a successful build, remember which package sources the outputs came from."""
     if exception is None and _STAMP.parent.is_dir():
         _STAMP.write_text(mha_source_hash + "\n")
 
 
+def _chinese_search() -> type:
+    """Sphinx's Chinese search, with a stemmer name that its language_data.js defines.
+
+    Sphinx 9.0 ships the English stemmer for Chinese pages (Latin words are stemmed as
+    English) but ends language_data.js with ``window.Stemmer = ChineseStemmer``: every page
+    of the Chinese site then fails with "ChineseStemmer is not defined". The script takes
+    its name from ``language_name``. Chinese words are indexed only when jieba is installed.
+    """
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseEnglishStemmer(SearchChinese):
+        language_name = "English"  # -> window.Stemmer = EnglishStemmer
+
+    return SearchChineseEnglishStemmer
+
+
 def setup(app) -> None:
+    app.add_search_language(_chinese_search())
     # a changed package re-reads every page (autodoc, notebooks, gallery pages)
     app.add_config_value("mha_source_hash", "", "env")
     app.connect("config-inited", _check_reference_lists_all)
+    app.connect("config-inited", _other_language_on_read_the_docs)
     app.connect("builder-inited", _rerun_examples_if_package_changed, priority=100)
+    app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's
     app.connect("build-finished", _record_source_hash, priority=900)
