@@ -74,7 +74,7 @@ for h in range(H):
 # --------------------------------
 # Wrong "head" 0 holds five slices of token 0 alone (its heads 0 to 4): as a sequence of
 # length 5 it has one token in it. "Head" 1 holds token 0's heads 5, 6, 7 and token 1's heads
-# 0, 1: two tokens, four different heads. Four of the eight wrong heads mix two tokens;
+# 0, 1: two tokens, five different head slices. Four of the eight wrong heads mix two tokens;
 # none holds all five tokens, as every correct head does.
 wrong_tokens = wrong_tags // 10  # (H, L)
 assert wrong_tags[0].tolist() == [0, 1, 2, 3, 4]  # t0h0 .. t0h4
