@@ -253,6 +253,9 @@ def _screenshot_pages(layout) -> dict[str, str]:
     }
     if (layout.main / "howto" / "common-errors.html").is_file():
         pages["common-errors"] = layout.main_prefix + "howto/common-errors.html"
+    if "zh_CN" in layout.languages:  # the Chinese edition: the home page and a lesson page
+        pages["zh_CN-home"] = "zh_CN/index.html"
+        pages["zh_CN-walkthrough"] = "zh_CN/tutorial/02_walkthrough.html"
     return pages
 
 
