@@ -147,9 +147,33 @@ def browser(session: nox.Session) -> None:
         "-c",
         "tests_site/pytest.ini",
         "tests_site",
+        "--ignore=tests_site/test_downloads.py",  # nox -s downloads runs it, with torch
         f"--site={site}",
         f"--screenshots={screenshots}",
         *session.posargs,
+    )
+
+
+@nox.session(python="3.11")
+def downloads(session: nox.Session) -> None:
+    """Run every gallery download (.py and .ipynb) in an empty folder, as a reader would.
+
+    Run ``nox -s docs`` first. The package is installed from a wheel, not from the source tree,
+    so a script that leans on a file of the repository fails.
+    """
+    site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
+    if not (site / "index.html").is_file():
+        session.error(f"no built site at {site}: run nox -s docs first")
+    session.install(TORCH_CPU)
+    session.install(".", "matplotlib", "pytest", "nbclient", "nbformat", "ipykernel")
+    session.run(
+        "pytest",
+        "-c",
+        "tests_site/pytest.ini",
+        "tests_site/test_downloads.py",
+        f"--site={site}",
+        *session.posargs,
+        env={"IPYTHONDIR": str(kernel_profile(session))},
     )
 
 
