@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import nox
@@ -166,12 +167,14 @@ def downloads(session: nox.Session) -> None:
         session.error(f"no built site at {site}: run nox -s docs first")
     session.install(TORCH_CPU)
     session.install(".", "matplotlib", "pytest", "nbclient", "nbformat", "ipykernel")
+    reader_home = tempfile.mkdtemp(prefix="mha-downloads-")  # outside the repository
     session.run(
         "pytest",
         "-c",
         "tests_site/pytest.ini",
         "tests_site/test_downloads.py",
         f"--site={site}",
+        f"--basetemp={reader_home}",
         *session.posargs,
         env={"IPYTHONDIR": str(kernel_profile(session))},
     )

@@ -25,7 +25,7 @@ TIMEOUT_S = 300
 
 
 def _downloads(layout, suffix: str) -> list[Path]:
-    return sorted((layout.main / "_downloads").rglob(f"plot_*{suffix}"))
+    return sorted((layout.main / "_downloads").rglob(f"plot_*{suffix}"), key=lambda p: p.name)
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -45,7 +45,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def reader_dir(tmp_path: Path) -> Path:
     """An empty folder outside the repository, like a reader's downloads folder."""
-    assert ROOT not in tmp_path.parents
+    assert ROOT not in tmp_path.parents, f"{tmp_path} is inside the repository: pass --basetemp"
     return tmp_path
 
 
