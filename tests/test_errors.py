@@ -51,7 +51,7 @@ def test_split_heads_wrong_last_dimension() -> None:
     [
         (lambda: mha.split_heads(torch.randn(5, 64), 8), ValueError, "expected x to be 3-D"),
         (lambda: mha.split_heads([[1.0]], 1), TypeError, "expected x to be a torch.Tensor"),
-        (lambda: mha.split_heads(torch.randn(2, 5, 64), 0), TypeError, "positive int"),
+        (lambda: mha.split_heads(torch.randn(2, 5, 64), 0), ValueError, "positive int"),
         (lambda: mha.merge_heads(torch.randn(2, 5, 64)), ValueError, "expected x to be 4-D"),
         (
             lambda: mha.project(torch.randn(2, 5, 64), torch.randn(64, 32)),

@@ -23,22 +23,6 @@ def config_id(config: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in config.items()) or "defaults"
 
 
-def split_torch_parameters(module: nn.MultiheadAttention) -> dict[str, torch.Tensor]:
-    """PyTorch's parameters under mha's names."""
-    params = dict(module.named_parameters())
-    out = {}
-    if module._qkv_same_embed_dim:
-        weights = params.pop("in_proj_weight").chunk(3)
-    else:
-        weights = [params.pop(f"{p}_proj_weight") for p in "qkv"]
-    out.update({f"{p}_proj.weight": w for p, w in zip("qkv", weights, strict=True)})
-    if "in_proj_bias" in params:
-        biases = params.pop("in_proj_bias").chunk(3)
-        out.update({f"{p}_proj.bias": b for p, b in zip("qkv", biases, strict=True)})
-    out.update(params)
-    return out
-
-
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_same_seed_gives_pytorchs_parameters(device, config: dict) -> None:
     torch.manual_seed(123)
@@ -47,17 +31,17 @@ def test_same_seed_gives_pytorchs_parameters(device, config: dict) -> None:
     torch.manual_seed(123)
     ours = mha.MultiHeadAttention(16, 4, device=device, **config)
     after_ours = torch.rand(1)
-    expected = split_torch_parameters(theirs)
+    expected = dict(theirs.named_parameters())
     actual = dict(ours.named_parameters())
-    assert actual.keys() == expected.keys()
+    assert list(actual) == list(expected)  # the same names in the same order: optimizers load
     for name, value in expected.items():
         torch.testing.assert_close(actual[name], value, rtol=0, atol=0, msg=name)
     # the same number of random draws: the generator is left in the same state
     assert after_ours.item() == after_theirs.item()
     # and the draws are not degenerate: weights are random, biases start at zero
-    assert ours.q_proj.weight.std() > 0
-    if ours.q_proj.bias is not None:
-        assert ours.q_proj.bias.abs().sum() == 0
+    assert ours.q_weight.std() > 0
+    if ours.q_bias is not None:
+        assert ours.q_bias.abs().sum() == 0
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
@@ -72,20 +56,23 @@ def test_round_trips_copy_every_parameter(device, config: dict) -> None:
     assert isinstance(back, nn.MultiheadAttention)
     for name, value in theirs.state_dict().items():
         torch.testing.assert_close(back.state_dict()[name], value, rtol=0, atol=0, msg=name)
-    for name, value in split_torch_parameters(theirs).items():
-        torch.testing.assert_close(dict(ours.named_parameters())[name], value, rtol=0, atol=0)
+    for name, value in theirs.state_dict().items():
+        torch.testing.assert_close(ours.state_dict()[name], value, rtol=0, atol=0, msg=name)
     # conversions copy: changing one module leaves the other alone
     with torch.no_grad():
-        ours.q_proj.weight.zero_()
+        ours.q_weight.zero_()
     assert back.out_proj.weight.abs().sum() > 0
-    assert not torch.equal(split_torch_parameters(theirs)["q_proj.weight"], ours.q_proj.weight)
+    assert theirs.state_dict().keys() == ours.state_dict().keys()
+    for module in (theirs, back):
+        w_q = module.in_proj_weight[:16] if module._qkv_same_embed_dim else module.q_proj_weight
+        assert not torch.equal(w_q, ours.q_weight)
 
 
 def test_conversion_keeps_dtype_device_and_mode(device) -> None:
     theirs = nn.MultiheadAttention(8, 2, dtype=torch.float64, device=device).eval()
     ours = mha.MultiHeadAttention.from_torch(theirs)
-    assert ours.q_proj.weight.dtype == torch.float64
-    assert ours.q_proj.weight.device.type == device.type
+    assert ours.in_proj_weight.dtype == torch.float64
+    assert ours.in_proj_weight.device.type == device.type
     assert not ours.training
     back = ours.train().to_torch()
     assert back.in_proj_weight.dtype == torch.float64 and back.training
@@ -223,12 +210,21 @@ def test_self_attention_uses_one_packed_projection(device) -> None:
     torch.manual_seed(0)
     attn = mha.MultiHeadAttention(16, 4, batch_first=True, device=device)
     x = torch.randn(2, 5, 16, device=device)
-    packed, _ = attn(x, x, x)
-    separate, _ = attn(x, x.clone(), x.clone())
+    products = []
+    linear = torch.nn.functional.linear
+
+    def counting_linear(input, weight, bias=None):
+        products.append(tuple(weight.shape))
+        return linear(input, weight, bias)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.nn.functional, "linear", counting_linear)
+        packed, _ = attn(x, x, x)
+        assert products == [(48, 16), (16, 16)]  # W^Q; W^K; W^V as one, then W^O
+        products.clear()
+        separate, _ = attn(x, x.clone(), x.clone())
+        assert products == [(16, 16)] * 4  # cross-attention: three products, then W^O
     torch.testing.assert_close(packed, separate)
-    q, k, _v = mha.project_qkv(x, x, x, *(p.weight for p in attn.projections()))
-    assert q.data_ptr() != k.data_ptr()
-    torch.testing.assert_close(k, attn.k_proj(x))
 
 
 def test_fully_masked_row_on_pytorchs_native_fast_path() -> None:

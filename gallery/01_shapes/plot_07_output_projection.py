@@ -105,13 +105,13 @@ def attention_by_steps(x, num_heads, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O):
 # (the same steps as a function) and with the module's ``forward``.
 
 weights_and_biases = (
-    attn.q_proj.weight,
-    attn.k_proj.weight,
-    attn.v_proj.weight,
+    attn.q_weight,
+    attn.k_weight,
+    attn.v_weight,
     attn.out_proj.weight,
-    attn.q_proj.bias,
-    attn.k_proj.bias,
-    attn.v_proj.bias,
+    attn.q_bias,
+    attn.k_bias,
+    attn.v_bias,
     attn.out_proj.bias,
 )
 with torch.no_grad():

@@ -42,15 +42,16 @@ print(ours)
 # %%
 # And ours back into PyTorch's
 # ----------------------------
-# :meth:`~mha.MultiHeadAttention.to_torch` goes the other way. Our module keeps four
-# ``nn.Linear`` layers (``q_proj``, ``k_proj``, ``v_proj``, ``out_proj``); PyTorch's packs the
-# three input projections into one ``in_proj_weight`` of shape ``(3E, E) = (192, 64)``, so
-# the conversion stacks them.
+# :meth:`~mha.MultiHeadAttention.to_torch` goes the other way. Both modules store the same
+# parameters under the same names: the three input projections packed into one
+# ``in_proj_weight`` of shape ``(3E, E) = (192, 64)``, then ``out_proj``. Ours also names the
+# lesson's three blocks: ``q_weight``, ``k_weight``, ``v_weight`` are views of its rows.
 ours = mha.MultiHeadAttention(64, 8, batch_first=True, device=device)
 theirs = ours.to_torch()
 
-assert theirs.in_proj_weight.shape == (192, 64)
-packed = torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight])  # (3E, E)
+assert theirs.in_proj_weight.shape == ours.in_proj_weight.shape == (192, 64)
+assert list(theirs.state_dict()) == list(ours.state_dict())
+packed = torch.cat([ours.q_weight, ours.k_weight, ours.v_weight])  # (3E, E)
 torch.testing.assert_close(theirs.in_proj_weight, packed)
 
 out_o, weights_o = ours(x, x, x)
@@ -75,12 +76,12 @@ ours = mha.MultiHeadAttention(64, 8, batch_first=True, device=device)
 W_Q, W_K, W_V = theirs.in_proj_weight.chunk(3)  # 3 x (E, E)
 b_Q, b_K, b_V = theirs.in_proj_bias.chunk(3)  # 3 x (E,)
 pairs = {
-    "W_Q": (W_Q, ours.q_proj.weight),
-    "W_K": (W_K, ours.k_proj.weight),
-    "W_V": (W_V, ours.v_proj.weight),
-    "b_Q": (b_Q, ours.q_proj.bias),
-    "b_K": (b_K, ours.k_proj.bias),
-    "b_V": (b_V, ours.v_proj.bias),
+    "W_Q": (W_Q, ours.q_weight),
+    "W_K": (W_K, ours.k_weight),
+    "W_V": (W_V, ours.v_weight),
+    "b_Q": (b_Q, ours.q_bias),
+    "b_K": (b_K, ours.k_bias),
+    "b_V": (b_V, ours.v_bias),
     "W_O": (theirs.out_proj.weight, ours.out_proj.weight),
     "b_O": (theirs.out_proj.bias, ours.out_proj.bias),
 }

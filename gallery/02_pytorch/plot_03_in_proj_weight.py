@@ -144,11 +144,13 @@ torch.testing.assert_close(weights, weights_t)
 # %%
 # Our module converts either storage
 # ----------------------------------
-# Our module keeps the three projections as ``nn.Linear`` layers in both cases, and converts
-# either storage:
+# Our module stores them as PyTorch does in both cases (here ``q_proj_weight``,
+# ``k_proj_weight``, ``v_proj_weight`` and no ``in_proj_weight``), and its ``q_weight``,
+# ``k_weight``, ``v_weight`` name the lesson's three matrices whichever storage holds them:
 ours = mha.MultiHeadAttention.from_torch(cross)
-assert ours.k_proj.weight.shape == (64, 32)
-assert ours.v_proj.weight.shape == (64, 48)
+assert ours.in_proj_weight is None and ours.k_weight is ours.k_proj_weight
+assert ours.k_weight.shape == (64, 32)
+assert ours.v_weight.shape == (64, 48)
 out_o, weights_o = ours(x, memory_k, memory_v, average_attn_weights=False)
 torch.testing.assert_close(out_o, out_t)
 torch.testing.assert_close(weights_o, weights_t)

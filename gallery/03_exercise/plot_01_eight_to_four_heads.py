@@ -38,12 +38,12 @@ Q, K, V = mha.project_qkv(
     x,
     x,
     x,
-    attn4.q_proj.weight,
-    attn4.k_proj.weight,
-    attn4.v_proj.weight,
-    attn4.q_proj.bias,
-    attn4.k_proj.bias,
-    attn4.v_proj.bias,
+    attn4.q_weight,
+    attn4.k_weight,
+    attn4.v_weight,
+    attn4.q_bias,
+    attn4.k_bias,
+    attn4.v_bias,
 )
 assert Q.shape == K.shape == V.shape == (2, 5, 64)
 

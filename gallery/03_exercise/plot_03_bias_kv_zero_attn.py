@@ -51,7 +51,7 @@ attn = mha.MultiHeadAttention(
 )
 assert attn.bias_k.shape == attn.bias_v.shape == (1, 1, 64)
 
-Q, K, V = (mha.project(x, p.weight, p.bias) for p in attn.projections())  # (B, L, E)
+Q, K, V = (mha.project(x, w, b) for w, b in zip((attn.q_weight, attn.k_weight, attn.v_weight), (attn.q_bias, attn.k_bias, attn.v_bias), strict=True))  # (B, L, E)
 K = torch.cat([K, attn.bias_k.expand(2, 1, 64)], dim=1)  # (B, S + 1, E)
 V = torch.cat([V, attn.bias_v.expand(2, 1, 64)], dim=1)  # (B, S + 1, E)
 q, k, v = (mha.split_heads(t, 8) for t in (Q, K, V))  # (B, H, L, D), (B, H, 6, D) x 2
@@ -188,7 +188,7 @@ fig.colorbar(image, ax=ax_zero, shrink=0.8)
 
 # %%
 # Functions used: :class:`mha.MultiHeadAttention`,
-# :meth:`mha.MultiHeadAttention.from_torch`, :meth:`mha.MultiHeadAttention.projections`,
+# :meth:`mha.MultiHeadAttention.from_torch`, :attr:`mha.MultiHeadAttention.q_weight`,
 # :func:`mha.project`, :func:`mha.split_heads`, :func:`mha.scaled_dot_product_attention`,
 # :func:`mha.merge_heads`, :func:`mha.get_device`; compared with
 # :class:`torch.nn.MultiheadAttention`.

@@ -193,7 +193,7 @@ not_blocked = ~model.mask  # True = may attend: the convention of scaled_dot_pro
 def forward_without(x, head=None):
     h = model.embed(x)
     q, k, v = mha.project_qkv(
-        h, h, h, *(p.weight for p in attn.projections()), *(p.bias for p in attn.projections())
+        h, h, h, attn.q_weight, attn.k_weight, attn.v_weight, attn.q_bias, attn.k_bias, attn.v_bias
     )  # (n, T, E) each
     q, k, v = (mha.split_heads(t, attn.num_heads) for t in (q, k, v))  # (n, H, T, D)
     heads, _ = mha.scaled_dot_product_attention(q, k, v, attn_mask=not_blocked)  # (n, H, T, D)

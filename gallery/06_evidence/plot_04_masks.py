@@ -77,7 +77,7 @@ with torch.no_grad():
     out_theirs, w_theirs = theirs(x, x, x, **kwargs)  # (B, L, E), (B, H, L, S)
     out_ours, w_ours = ours(x, x, x, **kwargs)
     q, k, v = mha.project_qkv(
-        x, x, x, *(p.weight for p in ours.projections()), *(p.bias for p in ours.projections())
+        x, x, x, ours.q_weight, ours.k_weight, ours.v_weight, ours.q_bias, ours.k_bias, ours.v_bias
     )
     q, k, v = (mha.split_heads(t, H) for t in (q, k, v))  # (B, H, L, D)
     _, w_hand = mha.scaled_dot_product_attention(q, k, v, attn_mask=combined)  # (B, H, L, S)

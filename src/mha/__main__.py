@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         steps = trace_shapes(
             args.batch, args.seq, args.d_model, args.heads, source_seq=args.source_seq
         )
-    except ValueError as err:
+    except (TypeError, ValueError) as err:  # a usage error: exit status 2, no traceback
         parser.error(str(err))
     d = args.d_model // args.heads
     print(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mha.functional import check_heads
+from mha.functional import _positive_int, check_heads
 
 __all__ = [
     "AttentionFlops",
@@ -23,17 +23,9 @@ __all__ = [
 ]
 
 
-def _check_positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected {name} to be an int, got {type(value).__name__}")
-    if value <= 0:
-        raise ValueError(f"expected {name} to be a positive int, got {name}={value}")
-    return value
-
-
 def _widths(embed_dim: int, kdim: int | None, vdim: int | None) -> tuple[int, int]:
-    kdim = embed_dim if kdim is None else _check_positive_int(kdim, "kdim")
-    vdim = embed_dim if vdim is None else _check_positive_int(vdim, "vdim")
+    kdim = embed_dim if kdim is None else _positive_int(kdim, "kdim")
+    vdim = embed_dim if vdim is None else _positive_int(vdim, "vdim")
     return kdim, vdim
 
 
@@ -202,9 +194,9 @@ def attention_flops(
     >>> counter.get_total_flops()
     340480
     """
-    B = _check_positive_int(batch, "batch")
-    L = _check_positive_int(target_len, "target_len")
-    S = _check_positive_int(source_len, "source_len")
+    B = _positive_int(batch, "batch")
+    L = _positive_int(target_len, "target_len")
+    S = _positive_int(source_len, "source_len")
     check_heads(embed_dim, num_heads)
     kdim, vdim = _widths(embed_dim, kdim, vdim)
     E, H = embed_dim, num_heads
@@ -258,8 +250,8 @@ def attention_weight_elements(batch: int, num_heads: int, target_len: int, sourc
     >>> module(x, x, x, average_attn_weights=False)[1].numel()
     400
     """
-    B = _check_positive_int(batch, "batch")
-    H = _check_positive_int(num_heads, "num_heads")
-    L = _check_positive_int(target_len, "target_len")
-    S = _check_positive_int(source_len, "source_len")
+    B = _positive_int(batch, "batch")
+    H = _positive_int(num_heads, "num_heads")
+    L = _positive_int(target_len, "target_len")
+    S = _positive_int(source_len, "source_len")
     return B * H * L * S

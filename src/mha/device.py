@@ -24,7 +24,9 @@ def get_device() -> torch.device:
     Raises
     ------
     ValueError
-        If ``MHA_DEVICE`` names a device that is not valid or not available here.
+        If ``MHA_DEVICE`` names a device that is not valid or not available here: an unknown
+        name, a backend this build of torch lacks or cannot reach (``cuda``, ``mps``, ``xpu``,
+        ...), a device index beyond the device count, or ``meta``.
 
     Examples
     --------
@@ -45,12 +47,29 @@ def get_device() -> torch.device:
         raise ValueError(
             f"expected {ENV_VAR} to name a torch device such as 'cpu' or 'cuda:0', got {name!r}"
         ) from err
-    if device.type == "cuda" and not torch.cuda.is_available():
+    problem = _unavailable(device)
+    if problem:
         raise ValueError(
-            f"{ENV_VAR}={name!r} asks for CUDA, but torch.cuda.is_available() is False "
-            f"(torch {torch.__version__}); unset {ENV_VAR} or install a CUDA build of torch"
+            f"{ENV_VAR}={name!r} names a device this machine cannot use: {problem}; unset "
+            f"{ENV_VAR} or set it to one of {[str(d) for d in available_devices()]}"
         )
     return device
+
+
+def _unavailable(device: torch.device) -> str | None:
+    """Why ``device`` cannot run tensors here, or ``None`` if it can."""
+    if device.type == "cpu":
+        return None
+    if device.type == "meta":
+        return "'meta' tensors hold no data"
+    backend = getattr(torch, device.type, None)  # torch.cuda, torch.mps, torch.xpu, ...
+    is_available = getattr(backend, "is_available", None)
+    if is_available is None or not is_available():
+        return f"torch {torch.__version__} has no available {device.type!r} backend"
+    count = getattr(backend, "device_count", lambda: 1)()
+    if device.index is not None and device.index >= count:
+        return f"{device.type}:{device.index} does not exist ({count} {device.type} device(s))"
+    return None
 
 
 def available_devices() -> list[torch.device]:

@@ -33,10 +33,20 @@ A floating-point mask is added to the scores in both, so it means the same every
 from __future__ import annotations
 
 import math
+import operator
 
 import torch
+import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
 from torch import Tensor
+
+from mha.errors import (
+    TypeAssertionError,
+    TypeAttributeError,
+    TypeRuntimeError,
+    ValueAssertionError,
+    ValueRuntimeError,
+)
 
 __all__ = [
     "additive_mask",
@@ -52,27 +62,55 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------
-# Input checks shared by every step
+# Input checks shared by every step. Each rule is written once, here, and raised by the layer
+# that owns it; the exception classes stay catchable as PyTorch's (see mha.errors).
 # ---------------------------------------------------------------------------
 
+# head counts listed in a message: enough for every model in use, and O(1) to build
+_MAX_LISTED_HEADS = 1024
 
-def _check_tensor(x: object, name: str) -> Tensor:
+
+def _check_tensor(x: object, name: str, error: type[Exception] = TypeError) -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(f"expected {name} to be a torch.Tensor, got {type(x).__name__}")
+        raise error(f"expected {name} to be a torch.Tensor, got {type(x).__name__}")
+    if x.is_nested:
+        raise TypeError(
+            f"expected {name} to be a strided (dense) tensor, got a nested tensor; nested "
+            f"tensors are not supported: pad them with torch.nested.to_padded_tensor and mark "
+            f"the padding with key_padding_mask"
+        )
     return x
 
 
-def _check_dim(x: Tensor, name: str, dims: tuple[int, ...], layout: str) -> None:
+def _check_dim(x: Tensor, name: str, dims: tuple[int, ...], layout: str, error=ValueError) -> None:
     if x.dim() not in dims:
         expected = " or ".join(f"{d}-D" for d in dims)
-        raise ValueError(
+        raise error(
             f"expected {name} to be {expected} with layout {layout}, "
             f"got a {x.dim()}-D tensor of shape {tuple(x.shape)}"
         )
 
 
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+def _positive_int(value: object, name: str) -> int:
+    """``value`` as an int if it is a positive integer (a Python, NumPy or 0-d tensor one)."""
+    if isinstance(value, bool):
+        raise TypeError(f"expected {name} to be an int, got bool ({value})")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"expected {name} to be an int, got {type(value).__name__}") from None
+    if value <= 0:
+        raise ValueError(f"expected {name} to be a positive int, got {name}={value}")
+    return value
+
+
+def _head_counts(embed_dim: int) -> str:
+    """The head counts that divide ``embed_dim``, as text, up to ``_MAX_LISTED_HEADS``."""
+    limit = min(embed_dim, _MAX_LISTED_HEADS)
+    counts = ", ".join(str(d) for d in range(1, limit + 1) if embed_dim % d == 0)
+    return f"head counts that divide {embed_dim}" + (
+        f": {counts}" if limit == embed_dim else f" (up to {limit}): {counts}"
+    )
 
 
 def check_heads(embed_dim: int, num_heads: int) -> int:
@@ -95,8 +133,9 @@ def check_heads(embed_dim: int, num_heads: int) -> int:
     TypeError
         If either argument is not an integer.
     ValueError
-        If either is not positive, or ``embed_dim`` is not divisible by ``num_heads``;
-        the message lists the head counts that would work.
+        If either is not positive, or ``embed_dim`` is not divisible by ``num_heads`` (a
+        :class:`~mha.errors.ValueAssertionError`, caught by ``except AssertionError`` as
+        PyTorch's error is); the message lists the head counts that would work, up to 1024.
 
     Examples
     --------
@@ -106,28 +145,32 @@ def check_heads(embed_dim: int, num_heads: int) -> int:
     >>> mha.check_heads(64, 6)
     Traceback (most recent call last):
         ...
-    ValueError: embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 ...
+    mha.errors.ValueAssertionError: embed_dim must be divisible by num_heads, got embed_dim=64 ...
     """
-    for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected {name} to be an int, got {type(value).__name__}")
-        if value <= 0:
-            raise ValueError(f"expected {name} to be a positive int, got {name}={value}")
+    embed_dim = _positive_int(embed_dim, "embed_dim")
+    num_heads = _positive_int(num_heads, "num_heads")
     if embed_dim % num_heads != 0:
-        options = ", ".join(str(d) for d in _divisors(embed_dim))
-        raise ValueError(
+        raise ValueAssertionError(
             f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
             f"num_heads={num_heads} ({embed_dim} / {num_heads} = {embed_dim / num_heads:.4g}); "
-            f"head counts that divide {embed_dim}: {options}"
+            f"{_head_counts(embed_dim)}"
         )
     return embed_dim // num_heads
 
 
-def _check_mask_dtype(mask: Tensor, name: str, true_means: str) -> None:
+def _check_mask_dtype(mask: Tensor, name: str, true_means: str, error=TypeAssertionError) -> None:
     if mask.dtype != torch.bool and not mask.is_floating_point():
-        raise TypeError(
+        raise error(
             f"expected {name} to be a bool or floating-point tensor, got dtype {mask.dtype}; "
             f"convert it with {name}.bool() (True = {true_means}) or pass an additive float mask"
+        )
+
+
+def _check_same_length(key: Tensor, value: Tensor, axis: int, error=ValueAssertionError) -> None:
+    if key.shape[axis] != value.shape[axis]:
+        raise error(
+            f"expected key and value to have the same sequence length S, got key "
+            f"{tuple(key.shape)} and value {tuple(value.shape)}"
         )
 
 
@@ -242,8 +285,12 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
     Raises
     ------
+    TypeError
+        If ``x``, ``weight`` or ``bias`` is not a tensor.
     ValueError
-        If the last dimension of ``x`` is not ``weight.shape[1]``.
+        If ``x`` is 0-D or its last dimension is not ``weight.shape[1]``
+        (:class:`~mha.errors.ValueRuntimeError`, as :func:`torch.nn.functional.linear` raises
+        :class:`RuntimeError`).
 
     Notes
     -----
@@ -264,8 +311,10 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     _check_tensor(x, "x")
     _check_tensor(weight, "weight")
-    if weight.dim() != 2 or x.shape[-1] != weight.shape[1]:
-        raise ValueError(
+    if bias is not None:
+        _check_tensor(bias, "bias")
+    if weight.dim() != 2 or x.dim() == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueRuntimeError(
             f"expected x's last dimension to equal weight.shape[1] (weight has shape "
             f"(E_out, E_in)), got x of shape {tuple(x.shape)} and weight of shape "
             f"{tuple(weight.shape)}"
@@ -313,6 +362,13 @@ def project_qkv(
     k : Tensor of shape (B, S, E)
     v : Tensor of shape (B, S, E)
 
+    Raises
+    ------
+    TypeError
+        If a weight or bias is not a tensor.
+    ValueError
+        If an input's last dimension does not fit its weight (see :func:`project`).
+
     See Also
     --------
     split_heads : the next step.
@@ -326,6 +382,8 @@ def project_qkv(
     >>> q.shape, k.shape, v.shape
     (torch.Size([2, 5, 64]), torch.Size([2, 5, 64]), torch.Size([2, 5, 64]))
     """
+    for name, w in (("q_weight", q_weight), ("k_weight", k_weight), ("v_weight", v_weight)):
+        _check_tensor(w, name)
     biases = (q_bias, k_bias, v_bias)
     packable = q_weight.shape == k_weight.shape == v_weight.shape and (
         all(b is None for b in biases) or all(b is not None for b in biases)
@@ -369,7 +427,9 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
     TypeError
         If ``x`` is not a tensor or ``num_heads`` not an int.
     ValueError
-        If ``x`` is not 3-D or its last dimension is not divisible by ``num_heads``.
+        If ``x`` is not 3-D, ``num_heads`` is not positive, or the last dimension of ``x`` is
+        not divisible by ``num_heads`` (:class:`~mha.errors.ValueRuntimeError`, as the
+        lesson's ``view`` raises :class:`RuntimeError`).
 
     See Also
     --------
@@ -387,20 +447,18 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
     >>> mha.split_heads(torch.randn(2, 5, 60), 8)
     Traceback (most recent call last):
         ...
-    ValueError: split_heads expected the last dimension of x to be divisible by num_heads=8, ...
+    mha.errors.ValueRuntimeError: split_heads expected the last dimension of x to be divisible ...
     """
     _check_tensor(x, "x")
     _check_dim(x, "x", (3,), "(B, L, E)")
-    if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
-        raise TypeError(f"expected num_heads to be a positive int, got {num_heads!r}")
+    num_heads = _positive_int(num_heads, "num_heads")
     B, L, E = x.shape
-    if E % num_heads != 0:
-        options = ", ".join(str(d) for d in _divisors(E))
-        raise ValueError(
+    if E % num_heads != 0:  # the lesson's x.view(B, L, H, D) raises RuntimeError here
+        raise ValueRuntimeError(
             f"split_heads expected the last dimension of x to be divisible by "
             f"num_heads={num_heads}, got x of shape {tuple(x.shape)} (last dimension {E}); "
-            f"project to a width that {num_heads} divides, or use a head count that divides "
-            f"{E}: {options}"
+            f"project to a width that {num_heads} divides, or use one of the "
+            f"{_head_counts(E)}"
         )
     D = E // num_heads
     return x.view(B, L, num_heads, D).transpose(1, 2)  # (B, L, H, D) -> (B, H, L, D)
@@ -452,6 +510,17 @@ def merge_heads(x: Tensor) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
+def _may_overwrite(scores: Tensor) -> bool:
+    """Whether ``scores`` may be normalised in place: no autograd (reverse or forward mode),
+    no :mod:`torch.func` transform and no compiler records it."""
+    return not (
+        scores.requires_grad
+        or torch.compiler.is_compiling()
+        or torch._C._are_functorch_transforms_active()
+        or fwAD.unpack_dual(scores).tangent is not None
+    )
+
+
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -474,7 +543,8 @@ def scaled_dot_product_attention(
     value : Tensor of shape (..., S, D_v)
     attn_mask : Tensor broadcastable to (..., L, S), optional
         Boolean: ``True`` means *may attend* (the opposite of
-        :class:`torch.nn.MultiheadAttention`). Float: added to the scores.
+        :class:`torch.nn.MultiheadAttention`). Float: added to the scores, in the scores'
+        dtype whatever its own (PyTorch's function rejects a float mask of another dtype).
     dropout_p : float, default=0.0
         Probability of zeroing an attention weight (applied whenever it is positive, as in
         PyTorch's function; pass ``0.0`` in evaluation).
@@ -493,10 +563,11 @@ def scaled_dot_product_attention(
     Raises
     ------
     TypeError
-        If the mask is neither boolean nor floating point.
+        If an input is not a tensor, or the mask is neither boolean nor floating point.
     ValueError
         If the inner dimensions do not fit, ``dropout_p`` is outside ``[0, 1]``, or both
-        ``attn_mask`` and ``is_causal`` are given.
+        ``attn_mask`` and ``is_causal`` are given. Shape and type errors derive from
+        :class:`RuntimeError` too, as PyTorch's function raises (see :mod:`mha.errors`).
 
     See Also
     --------
@@ -505,7 +576,14 @@ def scaled_dot_product_attention(
     Notes
     -----
     The queries are multiplied by the scale before the product, as PyTorch's
-    multi-head attention does, so results agree to rounding.
+    multi-head attention does, so results agree to rounding. For float16 and bfloat16 inputs
+    the scores, the softmax and the weighted sum run in float32 and the results are cast back,
+    as PyTorch's kernels accumulate in float32: scores beyond the half-precision range (65504)
+    do not overflow into NaN.
+
+    Without autograd or a :mod:`torch.func` transform, the softmax overwrites the scores in
+    place, sparing one ``(..., L, S)`` buffer; :func:`torch.func.vmap`, ``grad``, ``jvp``,
+    ``jacrev``, :func:`torch.compile` and :func:`torch.jit.trace` work on this function.
 
     Examples
     --------
@@ -521,40 +599,46 @@ def scaled_dot_product_attention(
     for name, t in (("query", query), ("key", key), ("value", value)):
         _check_tensor(t, name)
         if t.dim() < 2:
-            raise ValueError(f"expected {name} to be at least 2-D (..., seq, dim), got {t.dim()}-D")
+            raise ValueRuntimeError(
+                f"expected {name} to be at least 2-D (..., seq, dim), got {t.dim()}-D"
+            )
     if query.shape[-1] != key.shape[-1]:
-        raise ValueError(
+        raise ValueRuntimeError(
             f"expected query and key to have the same last dimension D, got query "
             f"{tuple(query.shape)} and key {tuple(key.shape)}"
         )
-    if key.shape[-2] != value.shape[-2]:
-        raise ValueError(
-            f"expected key and value to have the same sequence length S, got key "
-            f"{tuple(key.shape)} and value {tuple(value.shape)}"
-        )
+    _check_same_length(key, value, -2, ValueRuntimeError)
     if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"expected dropout_p in [0, 1], got {dropout_p}")
+        raise ValueRuntimeError(f"expected dropout_p in [0, 1], got {dropout_p}")
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
         if attn_mask is not None:
-            raise ValueError("expected either attn_mask or is_causal=True, got both")
+            raise ValueRuntimeError("expected either attn_mask or is_causal=True, got both")
         attn_mask = ~causal_mask(L, S, device=query.device)  # (L, S), True = may attend
+    # half precision: scores and softmax in float32, as PyTorch's kernels accumulate
+    compute = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     if attn_mask is not None:
         _check_tensor(attn_mask, "attn_mask")
-        _check_mask_dtype(attn_mask, "attn_mask", "may attend")
-        if attn_mask.dtype == torch.bool:
-            attn_mask = additive_mask(~attn_mask, query.dtype)
+        _check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
+        # a float mask is added in the scores' dtype, whatever its own
+        attn_mask = additive_mask(
+            ~attn_mask if attn_mask.dtype == torch.bool else attn_mask, compute
+        )
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     # keys as contiguous rows: the product then reads key^T as a view, without a strided copy
-    scores = (query * scale) @ key.contiguous().transpose(-2, -1)  # (..., L, S)
+    q, k = query.to(compute) * scale, key.to(compute).contiguous()
+    scores = q @ k.transpose(-2, -1)  # (..., L, S)
     if attn_mask is not None:
         scores = scores + attn_mask  # (..., L, S)
-    if scores.requires_grad:
+    if _may_overwrite(scores):  # nothing records the scores: normalise them in place
+        weights = torch.softmax(scores, dim=-1, out=scores)  # spares an (..., L, S) buffer
+    else:
         weights = torch.softmax(scores, dim=-1)  # (..., L, S), rows sum to 1
-    else:  # no autograd to feed: normalise the scores in place, sparing an (..., L, S) buffer
-        weights = torch.softmax(scores, dim=-1, out=scores)
     if dropout_p > 0.0:
         weights = F.dropout(weights, p=dropout_p)
+    if compute != query.dtype:
+        out = weights @ value.to(compute)  # (..., L, D_v)
+        return out.to(value.dtype), weights.to(query.dtype)
     return weights @ value, weights  # (..., L, D_v), (..., L, S)
 
 
@@ -563,53 +647,110 @@ def scaled_dot_product_attention(
 # ---------------------------------------------------------------------------
 
 
+def _mask_shapes(
+    query: Tensor, key: Tensor, num_heads: int, batch_axis: int | None
+) -> dict[str, dict[str, tuple[int, ...]]]:
+    """The shapes each mask may have, in letters and in sizes; ``batch_axis=None``: unbatched."""
+    if batch_axis is None:
+        L, S = query.shape[0], key.shape[0]
+        return {
+            "key_padding_mask": {"(S,)": (S,)},
+            "attn_mask": {"(L, S)": (L, S), "(H, L, S)": (num_heads, L, S)},
+        }
+    seq_axis = 1 - batch_axis
+    B, L, S = query.shape[batch_axis], query.shape[seq_axis], key.shape[seq_axis]
+    return {
+        "key_padding_mask": {"(B, S)": (B, S)},
+        "attn_mask": {"(L, S)": (L, S), "(B*H, L, S)": (B * num_heads, L, S)},
+    }
+
+
 def _check_mha_inputs(
     query: Tensor,
     key: Tensor,
     value: Tensor,
-    embed_dim: int,
+    widths: tuple[tuple[int, str], tuple[int, str], tuple[int, str]],
+    num_heads: int,
     key_padding_mask: Tensor | None,
     attn_mask: Tensor | None,
-    num_heads: int,
-) -> None:
-    """Check shapes of batch-first inputs ``(B, L, E)``, ``(B, S, E_k)``, ``(B, S, E_v)``."""
+    is_causal: bool,
+    *,
+    batch_first: bool = True,
+    module: bool = False,
+) -> bool:
+    """Check the inputs of multi-head attention in their layout; return whether they are batched.
+
+    ``widths`` gives, for query, key and value, the width expected and the argument that sets
+    it (``(64, "embed_dim")``). The layout is ``(B, L, E)`` when ``batch_first``, else
+    ``(L, B, E)``. ``module=True`` (the module's call) also allows unbatched ``(L, E)`` inputs
+    and, when the shapes fit the other layout, says to change ``batch_first``.
+    """
+    layout = "(B, L, E)" if batch_first else "(L, B, E)"
+    dims = (2, 3) if module else (3,)
     for name, t in (("query", query), ("key", key), ("value", value)):
-        _check_tensor(t, name)
-        _check_dim(t, name, (3,), "(B, L, E) (batch first)")
-    B, L, E = query.shape
-    if E != embed_dim:
-        raise ValueError(
-            f"expected query's last dimension to be embed_dim={embed_dim}, got query of shape "
-            f"{tuple(query.shape)}"
+        _check_tensor(t, name, TypeAttributeError)
+        _check_dim(
+            t, name, dims, layout + (" or unbatched (L, E)" if module else ""), ValueAssertionError
         )
-    if key.shape[0] != B or value.shape[0] != B:
-        raise ValueError(
-            f"expected query, key and value to share the batch size B, got query "
-            f"{tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
+    if not query.dim() == key.dim() == value.dim():
+        raise ValueAssertionError(
+            f"expected query, key and value to have the same number of dimensions, got "
+            f"{query.dim()}-D, {key.dim()}-D and {value.dim()}-D"
         )
-    if key.shape[1] != value.shape[1]:
-        raise ValueError(
-            f"expected key and value to have the same sequence length S, got key "
-            f"{tuple(key.shape)} and value {tuple(value.shape)}"
-        )
-    S = key.shape[1]
-    if key_padding_mask is not None:
-        _check_tensor(key_padding_mask, "key_padding_mask")
-        _check_mask_dtype(key_padding_mask, "key_padding_mask", "blocked")
-        if tuple(key_padding_mask.shape) != (B, S):
-            raise ValueError(
-                f"expected key_padding_mask of shape (B, S) = {(B, S)}, got "
-                f"{tuple(key_padding_mask.shape)}"
+    for name, t, (width, arg) in zip(
+        ("query", "key", "value"), (query, key, value), widths, strict=True
+    ):
+        if t.shape[-1] != width:
+            raise ValueAssertionError(
+                f"expected {name}'s last dimension to be {arg}={width}, got {name} of shape "
+                f"{tuple(t.shape)}"
             )
-    if attn_mask is not None:
-        _check_tensor(attn_mask, "attn_mask")
-        _check_mask_dtype(attn_mask, "attn_mask", "blocked")
-        allowed = ((L, S), (B * num_heads, L, S))
-        if tuple(attn_mask.shape) not in allowed:
-            raise ValueError(
-                f"expected attn_mask of shape (L, S) = {allowed[0]} or (B*H, L, S) = "
-                f"{allowed[1]}, got {tuple(attn_mask.shape)}"
+    batched = query.dim() == 3
+    batch_axis = (0 if batch_first else 1) if batched else None
+    other_axis = None if batch_axis is None else 1 - batch_axis
+    hint = (
+        f"; with batch_first={batch_first} the batch is dimension {batch_axis} of {layout}, "
+        f"but the inputs fit batch_first={not batch_first}: construct the module with "
+        f"batch_first={not batch_first} or transpose the inputs"
+    )
+    if batched and not query.shape[batch_axis] == key.shape[batch_axis] == value.shape[batch_axis]:
+        fits_other = (
+            query.shape[other_axis] == key.shape[other_axis] == value.shape[other_axis]
+            and key.shape[batch_axis] == value.shape[batch_axis]
+        )
+        raise ValueRuntimeError(
+            f"expected query, key and value to share the batch size (dimension {batch_axis} "
+            f"of {layout}), got query {tuple(query.shape)}, key {tuple(key.shape)}, value "
+            f"{tuple(value.shape)}" + (hint if fits_other and module else "")
+        )
+    _check_same_length(key, value, 0 if batch_axis is None else other_axis)
+    expected = _mask_shapes(query, key, num_heads, batch_axis)
+    alternative = _mask_shapes(query, key, num_heads, other_axis) if batched else None
+    for name, mask, true_means, error in (
+        ("key_padding_mask", key_padding_mask, "ignore this key", ValueAssertionError),
+        ("attn_mask", attn_mask, "blocked", ValueRuntimeError),
+    ):
+        if mask is None:
+            continue
+        _check_tensor(mask, name)
+        _check_mask_dtype(mask, name, true_means)
+        if tuple(mask.shape) not in expected[name].values():
+            fits_other = (
+                module
+                and alternative is not None
+                and (tuple(mask.shape) in alternative[name].values())
             )
+            options = " or ".join(f"{k} = {v}" for k, v in expected[name].items())
+            raise error(
+                f"expected {name} of shape {options} for query {tuple(query.shape)} and key "
+                f"{tuple(key.shape)}, got {tuple(mask.shape)}" + (hint if fits_other else "")
+            )
+    if is_causal and attn_mask is None:
+        raise ValueRuntimeError(
+            "is_causal=True is a hint that attn_mask is causal and needs attn_mask, got "
+            "attn_mask=None; pass attn_mask=mha.causal_mask(L, S) as well"
+        )
+    return batched
 
 
 def _append_to_keys(
@@ -698,9 +839,11 @@ def multi_head_attention(
     Raises
     ------
     TypeError
-        If a mask is neither boolean nor floating point.
+        If an input is not a tensor, or a mask is neither boolean nor floating point.
     ValueError
-        If a shape does not fit, or ``is_causal`` is given without ``attn_mask``.
+        If a shape does not fit, or ``is_causal`` is given without ``attn_mask``. Each error
+        is also of the class PyTorch's module raises for the same input (see
+        :mod:`mha.errors`).
 
     See Also
     --------
@@ -717,15 +860,58 @@ def multi_head_attention(
     >>> out.shape, weights.shape
     (torch.Size([2, 5, 64]), torch.Size([2, 8, 5, 5]))
     """
-    _check_mha_inputs(query, key, value, q_weight.shape[0], key_padding_mask, attn_mask, num_heads)
+    for name, w in (("q_weight", q_weight), ("k_weight", k_weight), ("v_weight", v_weight)):
+        _check_tensor(w, name)
+        _check_dim(w, name, (2,), "(E, E_in)")
     check_heads(q_weight.shape[0], num_heads)
-    if is_causal and attn_mask is None:
-        raise ValueError(
-            "is_causal=True is a hint that attn_mask is causal and needs attn_mask, got "
-            "attn_mask=None; pass attn_mask=mha.causal_mask(L, S) as well"
-        )
+    widths = tuple(
+        (w.shape[1], f"{n}_weight.shape[1]")
+        for n, w in zip("qkv", (q_weight, k_weight, v_weight), strict=True)
+    )
+    _check_mha_inputs(query, key, value, widths, num_heads, key_padding_mask, attn_mask, is_causal)
     if (bias_k is None) != (bias_v is None):
         raise ValueError("expected bias_k and bias_v to be given together, got only one")
+    return _multi_head_attention(
+        query,
+        key,
+        value,
+        num_heads,
+        (q_weight, k_weight, v_weight, out_weight),
+        (q_bias, k_bias, v_bias, out_bias),
+        bias_k=bias_k,
+        bias_v=bias_v,
+        add_zero_attn=add_zero_attn,
+        key_padding_mask=key_padding_mask,
+        attn_mask=attn_mask,
+        need_weights=need_weights,
+        average_attn_weights=average_attn_weights,
+        is_causal=is_causal,
+        dropout_p=dropout_p,
+    )
+
+
+def _multi_head_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    num_heads: int,
+    weights: tuple[Tensor, Tensor, Tensor, Tensor],
+    biases: tuple[Tensor | None, Tensor | None, Tensor | None, Tensor | None],
+    *,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    key_padding_mask: Tensor | None,
+    attn_mask: Tensor | None,
+    need_weights: bool,
+    average_attn_weights: bool,
+    is_causal: bool,
+    dropout_p: float,
+) -> tuple[Tensor, Tensor | None]:
+    """The five steps on checked batch-first inputs (:func:`multi_head_attention` and the
+    module check them, each in its own layout, then call this)."""
+    q_weight, k_weight, v_weight, out_weight = weights
+    q_bias, k_bias, v_bias, out_bias = biases
     B, L, _ = query.shape
     H = num_heads
 
@@ -739,7 +925,9 @@ def multi_head_attention(
     padding = None if padding is None else padding[:, None, None, :]  # (B, 1, 1, S)
     scores_mask = additive_mask(attn_mask, q.dtype, name="attn_mask")
     if scores_mask is not None and scores_mask.dim() == 3:
-        scores_mask = scores_mask.view(B, H, L, -1)  # (B*H, L, S) -> (B, H, L, S)
+        scores_mask = scores_mask.view(
+            B, H, L, scores_mask.shape[-1]
+        )  # (B*H, L, S) -> (B, H, L, S)
     elif scores_mask is not None:
         scores_mask = scores_mask[None, None]  # (L, S) -> (1, 1, L, S)
     if bias_k is not None:  # learned extra key/value, appended before the heads split

@@ -8,11 +8,31 @@ from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
+from torch.nn.modules.linear import NonDynamicallyQuantizableLinear
+from torch.nn.parameter import Parameter
 from torch.nn.utils import skip_init
 
-from mha.functional import _check_dim, _check_tensor, check_heads, multi_head_attention
+from mha.functional import _check_mha_inputs, _multi_head_attention, check_heads
 
 __all__ = ["MultiHeadAttention"]
+
+
+def _config(module: nn.Module) -> dict:
+    """The constructor arguments that rebuild ``module``, ours or PyTorch's: both store the same."""
+    weight = module.out_proj.weight
+    return {
+        "embed_dim": module.embed_dim,
+        "num_heads": module.num_heads,
+        "dropout": module.dropout,
+        "bias": module.in_proj_bias is not None,
+        "add_bias_kv": module.bias_k is not None,
+        "add_zero_attn": module.add_zero_attn,
+        "kdim": module.kdim,
+        "vdim": module.vdim,
+        "batch_first": module.batch_first,
+        "device": weight.device,
+        "dtype": weight.dtype,
+    }
 
 
 def _map_inputs(query: Tensor, key: Tensor, value: Tensor, fn) -> tuple[Tensor, Tensor, Tensor]:
@@ -24,16 +44,32 @@ def _map_inputs(query: Tensor, key: Tensor, value: Tensor, fn) -> tuple[Tensor, 
 
 
 class MultiHeadAttention(nn.Module):
-    r"""Multi-head attention with the arguments, defaults and results of PyTorch's.
+    r"""Multi-head attention with the arguments, defaults, results and storage of PyTorch's.
 
-    ``MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O`` with
-    ``head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)``. A twin of
-    :class:`torch.nn.MultiheadAttention` (torch 2.13): the same constructor and ``forward``
-    arguments, the same outputs and attention weights, and, from the same
-    :func:`torch.manual_seed`, the same initial parameters. The difference is in storage:
-    ``W^Q``, ``W^K``, ``W^V`` and ``W^O`` are four :class:`torch.nn.Linear` layers
-    (``q_proj``, ``k_proj``, ``v_proj``, ``out_proj``), as the lesson writes them, instead of
-    one packed ``in_proj_weight``. :meth:`from_torch` and :meth:`to_torch` convert.
+    :math:`\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \dots,
+    \mathrm{head}_h) W^O` with :math:`\mathrm{head}_i = \mathrm{Attention}(Q W_i^Q, K W_i^K,
+    V W_i^V)`. A drop-in twin of :class:`torch.nn.MultiheadAttention` (torch 2.13): the same
+    constructor and ``forward`` arguments and defaults, the same outputs and attention
+    weights, the same parameters under the same names and shapes (so ``state_dict`` and
+    ``load_state_dict`` work both ways, strictly), the same initial values from the same
+    :func:`torch.manual_seed`, and errors that PyTorch's ``except`` clauses catch.
+
+    Storage, as PyTorch's: when ``kdim == vdim == embed_dim`` the three input projections are
+    one packed ``in_proj_weight`` of shape ``(3E, E)``, rows ``0:E`` for ``W^Q``, ``E:2E`` for
+    ``W^K``, ``2E:3E`` for ``W^V``; otherwise ``q_proj_weight``, ``k_proj_weight`` and
+    ``v_proj_weight`` are separate, and the others are ``None``. The lesson's matrices are
+    readable by name as views of that storage: :attr:`q_weight`, :attr:`k_weight`,
+    :attr:`v_weight` (and :attr:`q_bias`, :attr:`k_bias`, :attr:`v_bias`). Each is stored as
+    :class:`torch.nn.Linear` stores a weight, ``(out, in)``: row block ``i*D:(i+1)*D`` of
+    ``q_weight`` is head ``i``'s part, the paper's :math:`W_i^Q` transposed.
+
+    What "drop-in" does not cover: :func:`torch.jit.script` (``torch.jit.trace``,
+    :func:`torch.compile`, :func:`torch.export.export` and :mod:`torch.func` work), nested
+    tensors (rejected with a :class:`TypeError`), and PyTorch's native fast path in evaluation
+    mode (this module computes the same values with :func:`torch.nn.functional.linear` and
+    :func:`torch.nn.functional.scaled_dot_product_attention`; the two differ only on fully
+    masked rows, see Notes). ``mha`` also accepts a few inputs PyTorch rejects (a float mask of
+    another dtype is cast to the scores' dtype).
 
     Parameters
     ----------
@@ -44,7 +80,7 @@ class MultiHeadAttention(nn.Module):
     dropout : float, default=0.0
         Dropout probability on the attention weights, in training mode only.
     bias : bool, default=True
-        Add biases to the four projections.
+        Add biases to the input and output projections.
     add_bias_kv : bool, default=False
         Learn one extra key and value (``bias_k``, ``bias_v``) appended to every sequence.
     add_zero_attn : bool, default=False
@@ -59,8 +95,11 @@ class MultiHeadAttention(nn.Module):
 
     Attributes
     ----------
-    q_proj, k_proj, v_proj : torch.nn.Linear
-        ``W^Q`` ``(E, E)``, ``W^K`` ``(E, kdim)``, ``W^V`` ``(E, vdim)``.
+    in_proj_weight : torch.nn.Parameter of shape (3E, E) or None
+        ``W^Q``, ``W^K``, ``W^V`` stacked, when ``kdim == vdim == embed_dim``.
+    q_proj_weight, k_proj_weight, v_proj_weight : torch.nn.Parameter or None
+        ``(E, E)``, ``(E, kdim)``, ``(E, vdim)`` when ``kdim`` or ``vdim`` differs.
+    in_proj_bias : torch.nn.Parameter of shape (3E,) or None
     out_proj : torch.nn.Linear
         ``W^O`` ``(E, E)``.
     bias_k, bias_v : torch.nn.Parameter of shape (1, 1, E) or None
@@ -69,9 +108,13 @@ class MultiHeadAttention(nn.Module):
 
     Raises
     ------
+    TypeError
+        If ``embed_dim`` or ``num_heads`` is not an integer.
     ValueError
-        If ``embed_dim`` is not divisible by ``num_heads`` (the message lists the head counts
-        that are), or either is not positive.
+        If either is not positive, ``dropout`` is outside ``[0, 1]``, or ``embed_dim`` is not
+        divisible by ``num_heads`` (a :class:`~mha.errors.ValueAssertionError`, which
+        ``except AssertionError`` catches as it catches PyTorch's; the message lists the head
+        counts that divide ``embed_dim``).
 
     See Also
     --------
@@ -81,13 +124,18 @@ class MultiHeadAttention(nn.Module):
     -----
     With ``need_weights=True`` the explicit path runs (matmul, softmax, matmul) and returns the
     weights; with ``need_weights=False`` the fused
-    :func:`torch.nn.functional.scaled_dot_product_attention` runs. They agree to rounding,
-    except on a query whose every key is masked: the explicit softmax gives NaN there, as
-    PyTorch's explicit path does, and the fused kernel gives zeros (so the output is the
-    output projection's bias), as PyTorch's does when it calls the same kernel. PyTorch has a
-    third path, its native fast path (evaluation mode, no gradients, batch-first
-    self-attention, an even head count): it gives NaN for such a row, where this module's fused
-    path gives zeros. Outside fully masked rows, results agree on every path.
+    :func:`torch.nn.functional.scaled_dot_product_attention` runs. Each path equals PyTorch's
+    path for the same arguments, and the two agree with each other to rounding except in two
+    cases, both shared with PyTorch:
+
+    * a query whose every key is masked: the explicit softmax gives NaN, and the fused kernel
+      gives zeros (so the output is the output projection's bias). PyTorch's native fast path
+      (evaluation mode, no gradients, batch-first self-attention, an even head count) gives
+      NaN there, where this module's fused path gives zeros;
+    * ``is_causal=True`` with ``add_bias_kv`` or ``add_zero_attn`` and no
+      ``key_padding_mask``: the fused path drops ``attn_mask`` and applies a top-left causal
+      mask to the ``S + 1`` keys, which hides the appended key from every query but the
+      last, while the explicit path applies ``attn_mask``, which lets every query see it.
 
     Examples
     --------
@@ -98,15 +146,24 @@ class MultiHeadAttention(nn.Module):
     >>> out, weights = attn(x, x, x, average_attn_weights=False)
     >>> out.shape, weights.shape
     (torch.Size([2, 5, 64]), torch.Size([2, 8, 5, 5]))
+    >>> attn.in_proj_weight.shape, attn.q_weight.shape
+    (torch.Size([192, 64]), torch.Size([64, 64]))
 
-    The same seed gives PyTorch's module the same parameters, hence the same results:
+    The same seed gives PyTorch's module the same parameters, hence the same results, and
+    checkpoints load both ways:
 
     >>> _ = torch.manual_seed(0)
     >>> theirs = torch.nn.MultiheadAttention(64, 8, batch_first=True)
     >>> out_t, weights_t = theirs(x, x, x, average_attn_weights=False)
     >>> torch.testing.assert_close(out, out_t)
     >>> torch.testing.assert_close(weights, weights_t)
+    >>> theirs.load_state_dict(attn.state_dict())
+    <All keys matched successfully>
     """
+
+    # version 2: PyTorch's storage. Version 1 (mha 0.1) kept q_proj, k_proj, v_proj as three
+    # nn.Linear layers; _load_from_state_dict converts such checkpoints.
+    _version = 2
 
     def __init__(
         self,
@@ -122,168 +179,123 @@ class MultiHeadAttention(nn.Module):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ) -> None:
+        factory = {"device": device, "dtype": dtype}
         super().__init__()
-        self.head_dim = check_heads(embed_dim, num_heads)
+        head_dim = check_heads(embed_dim, num_heads)
         if not 0.0 <= dropout <= 1.0:
             raise ValueError(f"expected dropout in [0, 1], got {dropout}")
-        # skip_init builds on the meta device, then moves to this one: no random draws
-        device = torch.get_default_device() if device is None else device
-        factory = {"device": device, "dtype": dtype}
+        # the same attributes, parameters and random draws as PyTorch's, in the same order
         self.embed_dim = embed_dim
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.batch_first = batch_first
-        self.add_zero_attn = add_zero_attn
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = embed_dim if vdim is None else vdim
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = head_dim
 
-        # W^Q, W^K, W^V, W^O; created uninitialised, then drawn in PyTorch's order below
-        self.q_proj = skip_init(nn.Linear, embed_dim, embed_dim, bias=bias, **factory)
-        self.k_proj = skip_init(nn.Linear, self.kdim, embed_dim, bias=bias, **factory)
-        self.v_proj = skip_init(nn.Linear, self.vdim, embed_dim, bias=bias, **factory)
-        self.out_proj = skip_init(nn.Linear, embed_dim, embed_dim, bias=bias, **factory)
+        E = embed_dim
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(torch.empty((E, E), **factory))  # W^Q
+            self.k_proj_weight = Parameter(torch.empty((E, self.kdim), **factory))  # W^K
+            self.v_proj_weight = Parameter(torch.empty((E, self.vdim), **factory))  # W^V
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(torch.empty((3 * E, E), **factory))  # W^Q; W^K; W^V
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(torch.empty(3 * E, **factory))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        # W^O; building it draws nn.Linear's default initialisation, as in PyTorch
+        self.out_proj = NonDynamicallyQuantizableLinear(E, E, bias=bias, **factory)
         if add_bias_kv:
-            self.bias_k = nn.Parameter(torch.empty(1, 1, embed_dim, **factory))
-            self.bias_v = nn.Parameter(torch.empty(1, 1, embed_dim, **factory))
+            self.bias_k = Parameter(torch.empty((1, 1, E), **factory))
+            self.bias_v = Parameter(torch.empty((1, 1, E), **factory))
         else:
             self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
-    @torch.no_grad()
     def _reset_parameters(self) -> None:
         """Initialise as :class:`torch.nn.MultiheadAttention` does, in the same draw order."""
-        # 1) PyTorch builds out_proj as an nn.Linear first, which draws its default init
-        self.out_proj.reset_parameters()
-        # 2) Xavier-uniform input projections; the packed (3E, E) matrix is drawn as one
         if self._qkv_same_embed_dim:
-            packed = self.q_proj.weight.new_empty(3 * self.embed_dim, self.embed_dim)  # (3E, E)
-            nn.init.xavier_uniform_(packed)
-            for proj, w in zip(self.projections(), packed.chunk(3), strict=True):
-                proj.weight.copy_(w)
+            nn.init.xavier_uniform_(self.in_proj_weight)  # the packed (3E, E) drawn as one
         else:
-            for proj in self.projections():
-                nn.init.xavier_uniform_(proj.weight)
-        # 3) biases start at zero
-        if self.out_proj.bias is not None:
-            for proj in (*self.projections(), self.out_proj):
-                nn.init.zeros_(proj.bias)
-        # 4) the extra key and value
+            nn.init.xavier_uniform_(self.q_proj_weight)
+            nn.init.xavier_uniform_(self.k_proj_weight)
+            nn.init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            nn.init.constant_(self.in_proj_bias, 0.0)
+            nn.init.constant_(self.out_proj.bias, 0.0)
         if self.bias_k is not None:
             nn.init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
             nn.init.xavier_normal_(self.bias_v)
 
-    def projections(self) -> tuple[nn.Linear, nn.Linear, nn.Linear]:
-        """Return the input projections ``(q_proj, k_proj, v_proj)``.
-
-        Returns
-        -------
-        tuple of torch.nn.Linear
-            ``W^Q``, ``W^K``, ``W^V``.
-
-        Examples
-        --------
-        >>> import mha
-        >>> [p.weight.shape for p in mha.MultiHeadAttention(64, 8, kdim=32).projections()]
-        [torch.Size([64, 64]), torch.Size([64, 32]), torch.Size([64, 64])]
-        """
-        return self.q_proj, self.k_proj, self.v_proj
-
     # ------------------------------------------------------------------
-    # Input layout checks
+    # The lesson's names for the stored parameters
     # ------------------------------------------------------------------
 
-    def _expected_mask_shapes(
-        self, query: Tensor, key: Tensor, batch_axis: int | None
-    ) -> dict[str, dict[str, tuple[int, ...]]]:
-        """Shapes the masks may have, by name then in letters, with the batch on ``batch_axis``.
+    def _in_proj(self, i: int, separate: str) -> Tensor:
+        if self.in_proj_weight is None:
+            return getattr(self, separate)
+        return self.in_proj_weight[i * self.embed_dim : (i + 1) * self.embed_dim]
 
-        ``batch_axis=None`` means unbatched inputs.
-        """
-        if batch_axis is None:
-            L, S = query.shape[0], key.shape[0]
-            return {
-                "key_padding_mask": {"(S,)": (S,)},
-                "attn_mask": {"(L, S)": (L, S), "(H, L, S)": (self.num_heads, L, S)},
-            }
-        seq_axis = 1 - batch_axis
-        B, L, S = query.shape[batch_axis], query.shape[seq_axis], key.shape[seq_axis]
-        return {
-            "key_padding_mask": {"(B, S)": (B, S)},
-            "attn_mask": {"(L, S)": (L, S), "(B*H, L, S)": (B * self.num_heads, L, S)},
-        }
+    @property
+    def q_weight(self) -> Tensor:
+        """``W^Q`` ``(E, E)``: rows ``0:E`` of ``in_proj_weight`` (a view), or ``q_proj_weight``."""
+        return self._in_proj(0, "q_proj_weight")
 
-    def _check_inputs(
-        self,
-        query: Tensor,
-        key: Tensor,
-        value: Tensor,
-        key_padding_mask: Tensor | None,
-        attn_mask: Tensor | None,
-    ) -> bool:
-        """Validate the inputs in the module's layout; return whether they are batched."""
-        layout = "(B, L, E)" if self.batch_first else "(L, B, E)"
-        for name, t in (("query", query), ("key", key), ("value", value)):
-            _check_tensor(t, name)
-            _check_dim(t, name, (2, 3), f"{layout} or unbatched (L, E)")
-        if not query.dim() == key.dim() == value.dim():
-            raise ValueError(
-                f"expected query, key and value to have the same number of dimensions, got "
-                f"{query.dim()}-D, {key.dim()}-D and {value.dim()}-D"
-            )
-        for name, t, width, arg in (
-            ("query", query, self.embed_dim, "embed_dim"),
-            ("key", key, self.kdim, "kdim"),
-            ("value", value, self.vdim, "vdim"),
-        ):
-            if t.shape[-1] != width:
-                raise ValueError(
-                    f"expected {name}'s last dimension to be {arg}={width}, got {name} of shape "
-                    f"{tuple(t.shape)}"
-                )
-        batched = query.dim() == 3
-        batch_axis = (0 if self.batch_first else 1) if batched else None
-        other_axis = None if batch_axis is None else 1 - batch_axis
-        hint = (
-            f"; with batch_first={self.batch_first} the batch is dimension {batch_axis} of "
-            f"{layout}, but the inputs fit batch_first={not self.batch_first}: construct the "
-            f"module with batch_first={not self.batch_first} or transpose the inputs"
+    @property
+    def k_weight(self) -> Tensor:
+        """``W^K`` ``(E, kdim)``: rows ``E:2E`` of ``in_proj_weight`` (a view), or ``k_proj_weight``."""
+        return self._in_proj(1, "k_proj_weight")
+
+    @property
+    def v_weight(self) -> Tensor:
+        """``W^V`` ``(E, vdim)``: rows ``2E:3E`` of ``in_proj_weight`` (a view), or ``v_proj_weight``."""
+        return self._in_proj(2, "v_proj_weight")
+
+    def _in_bias(self, i: int) -> Tensor | None:
+        if self.in_proj_bias is None:
+            return None
+        return self.in_proj_bias[i * self.embed_dim : (i + 1) * self.embed_dim]
+
+    @property
+    def q_bias(self) -> Tensor | None:
+        """``b^Q`` ``(E,)``: entries ``0:E`` of ``in_proj_bias`` (a view), or ``None``."""
+        return self._in_bias(0)
+
+    @property
+    def k_bias(self) -> Tensor | None:
+        """``b^K`` ``(E,)``: entries ``E:2E`` of ``in_proj_bias`` (a view), or ``None``."""
+        return self._in_bias(1)
+
+    @property
+    def v_bias(self) -> Tensor | None:
+        """``b^V`` ``(E,)``: entries ``2E:3E`` of ``in_proj_bias`` (a view), or ``None``."""
+        return self._in_bias(2)
+
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors
+    ) -> None:
+        """Load PyTorch's keys; convert a checkpoint of mha 0.1 (three ``nn.Linear``) first."""
+        if local_metadata.get("version", 1) < 2 and f"{prefix}q_proj.weight" in state_dict:
+            old = {n: state_dict.pop(f"{prefix}{n}_proj.weight") for n in "qkv"}
+            if self._qkv_same_embed_dim:
+                state_dict[f"{prefix}in_proj_weight"] = torch.cat([old[n] for n in "qkv"])
+            else:
+                for n in "qkv":
+                    state_dict[f"{prefix}{n}_proj_weight"] = old[n]
+            biases = [state_dict.pop(f"{prefix}{n}_proj.bias", None) for n in "qkv"]
+            if all(b is not None for b in biases):
+                state_dict[f"{prefix}in_proj_bias"] = torch.cat(biases)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors
         )
-        if (
-            batched
-            and not query.shape[batch_axis] == key.shape[batch_axis] == value.shape[batch_axis]
-        ):
-            fits_other = (
-                query.shape[other_axis] == key.shape[other_axis] == value.shape[other_axis]
-                and key.shape[batch_axis] == value.shape[batch_axis]
-            )
-            raise ValueError(
-                f"expected query, key and value to share the batch size (dimension {batch_axis} "
-                f"of {layout}), got query {tuple(query.shape)}, key {tuple(key.shape)}, value "
-                f"{tuple(value.shape)}" + (hint if fits_other else "")
-            )
-        seq_axis = 0 if batch_axis is None else other_axis
-        if key.shape[seq_axis] != value.shape[seq_axis]:
-            raise ValueError(
-                f"expected key and value to have the same sequence length S, got key "
-                f"{tuple(key.shape)} and value {tuple(value.shape)}"
-            )
-        expected = self._expected_mask_shapes(query, key, batch_axis)
-        alternative = self._expected_mask_shapes(query, key, other_axis) if batched else None
-        for name, mask in (("key_padding_mask", key_padding_mask), ("attn_mask", attn_mask)):
-            if mask is None:
-                continue
-            _check_tensor(mask, name)
-            if tuple(mask.shape) not in expected[name].values():
-                fits_other = alternative is not None and (
-                    tuple(mask.shape) in alternative[name].values()
-                )
-                options = " or ".join(f"{k} = {v}" for k, v in expected[name].items())
-                raise ValueError(
-                    f"expected {name} of shape {options} for query {tuple(query.shape)} and key "
-                    f"{tuple(key.shape)}, got {tuple(mask.shape)}" + (hint if fits_other else "")
-                )
-        return batched
 
     # ------------------------------------------------------------------
     # Forward
@@ -344,7 +356,12 @@ class MultiHeadAttention(nn.Module):
         >>> bool(weights[0, 0, 1:].eq(0).all())  # the first query sees only the first key
         True
         """
-        batched = self._check_inputs(query, key, value, key_padding_mask, attn_mask)
+        widths = ((self.embed_dim, "embed_dim"), (self.kdim, "kdim"), (self.vdim, "vdim"))
+        batched = _check_mha_inputs(
+            *(query, key, value, widths, self.num_heads, key_padding_mask, attn_mask, is_causal),
+            batch_first=self.batch_first,
+            module=True,
+        )
         if not batched:
             query, key, value = _map_inputs(query, key, value, lambda x: x.unsqueeze(0))
             if key_padding_mask is not None:
@@ -352,20 +369,13 @@ class MultiHeadAttention(nn.Module):
         elif not self.batch_first:
             query, key, value = _map_inputs(query, key, value, lambda x: x.transpose(0, 1))
         # now (B, L, E), (B, S, kdim), (B, S, vdim)
-        q_proj, k_proj, v_proj = self.projections()
-        out, weights = multi_head_attention(
+        out, weights = _multi_head_attention(
             query,
             key,
             value,
             self.num_heads,
-            q_proj.weight,
-            k_proj.weight,
-            v_proj.weight,
-            self.out_proj.weight,
-            q_proj.bias,
-            k_proj.bias,
-            v_proj.bias,
-            self.out_proj.bias,
+            (self.q_weight, self.k_weight, self.v_weight, self.out_proj.weight),
+            (self.q_bias, self.k_bias, self.v_bias, self.out_proj.bias),
             bias_k=self.bias_k,
             bias_v=self.bias_v,
             add_zero_attn=self.add_zero_attn,
@@ -386,26 +396,12 @@ class MultiHeadAttention(nn.Module):
     # Conversion to and from torch.nn.MultiheadAttention
     # ------------------------------------------------------------------
 
-    def _config(self) -> dict:
-        p = self.q_proj.weight
-        return {
-            "embed_dim": self.embed_dim,
-            "num_heads": self.num_heads,
-            "dropout": self.dropout,
-            "bias": self.q_proj.bias is not None,
-            "add_bias_kv": self.bias_k is not None,
-            "add_zero_attn": self.add_zero_attn,
-            "kdim": self.kdim,
-            "vdim": self.vdim,
-            "batch_first": self.batch_first,
-            "device": p.device,
-            "dtype": p.dtype,
-        }
-
     @classmethod
-    @torch.no_grad()
     def from_torch(cls, module: nn.MultiheadAttention) -> MultiHeadAttention:
         """Build the twin of a :class:`torch.nn.MultiheadAttention`, copying every parameter.
+
+        The same as constructing with the same arguments and calling
+        ``load_state_dict(module.state_dict())``, without drawing random initial values.
 
         Parameters
         ----------
@@ -431,45 +427,17 @@ class MultiHeadAttention(nn.Module):
         """
         if not isinstance(module, nn.MultiheadAttention):
             raise TypeError(f"expected a torch.nn.MultiheadAttention, got {type(module).__name__}")
-        weight = module.out_proj.weight
-        ours = skip_init(
-            cls,
-            module.embed_dim,
-            module.num_heads,
-            dropout=module.dropout,
-            bias=module.in_proj_bias is not None,
-            add_bias_kv=module.bias_k is not None,
-            add_zero_attn=module.add_zero_attn,
-            kdim=module.kdim,
-            vdim=module.vdim,
-            batch_first=module.batch_first,
-            device=weight.device,
-            dtype=weight.dtype,
-        )
-        if module._qkv_same_embed_dim:
-            weights = module.in_proj_weight.chunk(3)  # (3E, E) -> 3 x (E, E)
-        else:
-            weights = (module.q_proj_weight, module.k_proj_weight, module.v_proj_weight)
-        biases = (None,) * 3 if module.in_proj_bias is None else module.in_proj_bias.chunk(3)
-        for proj, w, b in zip(ours.projections(), weights, biases, strict=True):
-            proj.weight.copy_(w)
-            if b is not None:
-                proj.bias.copy_(b)
-        ours.out_proj.load_state_dict(module.out_proj.state_dict())
-        if module.bias_k is not None:
-            ours.bias_k.copy_(module.bias_k)
-            ours.bias_v.copy_(module.bias_v)
+        ours = skip_init(cls, **_config(module))
+        ours.load_state_dict(module.state_dict())
         return ours.train(module.training)
 
-    @torch.no_grad()
     def to_torch(self) -> nn.MultiheadAttention:
         """Return an equivalent :class:`torch.nn.MultiheadAttention` with copied parameters.
 
         Returns
         -------
         torch.nn.MultiheadAttention
-            Same configuration, device, dtype, training mode and parameter values; the input
-            projections are packed into ``in_proj_weight`` when ``kdim == vdim == embed_dim``.
+            Same configuration, device, dtype, training mode and parameter values.
 
         Examples
         --------
@@ -481,20 +449,8 @@ class MultiHeadAttention(nn.Module):
         >>> x = torch.randn(5, 2, 64)
         >>> torch.testing.assert_close(theirs(x, x, x)[0], ours(x, x, x)[0])
         """
-        theirs = skip_init(nn.MultiheadAttention, **self._config())
-        weights = [proj.weight for proj in self.projections()]
-        if theirs._qkv_same_embed_dim:
-            theirs.in_proj_weight.copy_(torch.cat(weights))  # 3 x (E, E) -> (3E, E)
-        else:
-            theirs.q_proj_weight.copy_(weights[0])
-            theirs.k_proj_weight.copy_(weights[1])
-            theirs.v_proj_weight.copy_(weights[2])
-        if theirs.in_proj_bias is not None:
-            theirs.in_proj_bias.copy_(torch.cat([proj.bias for proj in self.projections()]))
-        theirs.out_proj.load_state_dict(self.out_proj.state_dict())
-        if self.bias_k is not None:
-            theirs.bias_k.copy_(self.bias_k)
-            theirs.bias_v.copy_(self.bias_v)
+        theirs = skip_init(nn.MultiheadAttention, **_config(self))
+        theirs.load_state_dict(self.state_dict())
         return theirs.train(self.training)
 
     def extra_repr(self) -> str:

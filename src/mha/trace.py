@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import torch
 
 from mha.functional import (
+    _positive_int,
     check_heads,
     merge_heads,
     project,
@@ -17,6 +18,8 @@ from mha.functional import (
 )
 
 __all__ = ["ShapeStep", "format_shape_table", "trace_shapes"]
+
+_MAX_NUMEL = 2**63 - 1  # a tensor's element count is an int64
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,11 @@ def trace_shapes(
 
     Raises
     ------
+    TypeError
+        If a size is not an integer (``True`` is not a size).
     ValueError
-        If a size is not positive or ``heads`` does not divide ``d_model``.
+        If a size is not positive, ``heads`` does not divide ``d_model``, or a tensor would
+        hold more than ``2**63 - 1`` elements.
 
     See Also
     --------
@@ -85,11 +91,18 @@ def trace_shapes(
     >>> steps[0].shape == steps[-1].shape == (2, 5, 64)
     True
     """
-    for name, value in (("batch", batch), ("seq", seq), ("source_seq", source_seq)):
-        if value is not None and (not isinstance(value, int) or value <= 0):
-            raise ValueError(f"expected {name} to be a positive int, got {value!r}")
+    batch = _positive_int(batch, "batch")
+    seq = _positive_int(seq, "seq")
+    source_seq = seq if source_seq is None else _positive_int(source_seq, "source_seq")
     check_heads(d_model, heads)
-    source_seq = seq if source_seq is None else source_seq
+    # the largest tensors: the packed projection (B, L|S, 3E) and the scores (B, H, L, S)
+    largest = max(batch * max(seq, source_seq) * 3 * d_model, batch * heads * seq * source_seq)
+    if largest > _MAX_NUMEL:
+        raise ValueError(
+            f"expected sizes whose tensors PyTorch can index, got batch={batch}, seq={seq}, "
+            f"source_seq={source_seq}, d_model={d_model}, heads={heads}: the largest tensor "
+            f"would hold {largest:.3e} elements, more than 2**63 - 1"
+        )
     meta = {"device": "meta"}
     x = torch.empty(batch, seq, d_model, **meta)  # (B, L, E)
     memory = x if source_seq == seq else torch.empty(batch, source_seq, d_model, **meta)
