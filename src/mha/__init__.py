@@ -1,12 +1,19 @@
 """mha: multi-head attention step by step, proven equal to PyTorch's.
 
 Dimension letters used throughout: ``B`` batch, ``L`` target length, ``S`` source length,
-``E`` model width, ``H`` heads, ``D = E // H`` head width.
+``E`` model width, ``H`` heads, ``D = E // H`` head width; after the lesson, ``H_kv``
+key/value heads and ``G = H // H_kv`` query heads per key/value head.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from mha.cost import AttentionFlops, attention_flops, attention_weight_elements, parameter_count
+from mha.cost import (
+    AttentionFlops,
+    attention_flops,
+    attention_weight_elements,
+    kv_cache_bytes,
+    parameter_count,
+)
 from mha.device import available_devices, get_device
 from mha.functional import (
     additive_mask,
@@ -19,6 +26,7 @@ from mha.functional import (
     scaled_dot_product_attention,
     split_heads,
 )
+from mha.gqa import GroupedQueryAttention, KVCache, grouped_query_attention, repeat_kv
 from mha.module import MultiHeadAttention
 from mha.trace import ShapeStep, format_shape_table, trace_shapes
 
@@ -29,6 +37,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "AttentionFlops",
+    "GroupedQueryAttention",
+    "KVCache",
     "MultiHeadAttention",
     "ShapeStep",
     "__version__",
@@ -40,11 +50,14 @@ __all__ = [
     "check_heads",
     "format_shape_table",
     "get_device",
+    "grouped_query_attention",
+    "kv_cache_bytes",
     "merge_heads",
     "multi_head_attention",
     "parameter_count",
     "project",
     "project_qkv",
+    "repeat_kv",
     "scaled_dot_product_attention",
     "split_heads",
     "trace_shapes",

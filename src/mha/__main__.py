@@ -1,4 +1,8 @@
-"""Command line: print the shape table, ``python -m mha --batch 2 --seq 5 --d-model 64 --heads 8``."""
+"""Command line: print the shape table, ``python -m mha --batch 2 --seq 5 --d-model 64 --heads 8``.
+
+``--kv-heads 2`` traces grouped-query attention with 2 key/value heads; ``--source-seq 7``
+cross-attention over 7 keys.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +22,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source-seq", type=int, default=None, help="key length S (default L)")
     parser.add_argument("--d-model", type=int, default=64, help="model width E (default 64)")
     parser.add_argument("--heads", type=int, default=8, help="number of heads H (default 8)")
+    parser.add_argument(
+        "--kv-heads",
+        type=int,
+        default=None,
+        help="key/value heads H_kv, dividing H (grouped-query attention; default H)",
+    )
     args = parser.parse_args(argv)
     try:
         steps = trace_shapes(
-            args.batch, args.seq, args.d_model, args.heads, source_seq=args.source_seq
+            args.batch,
+            args.seq,
+            args.d_model,
+            args.heads,
+            source_seq=args.source_seq,
+            kv_heads=args.kv_heads,
         )
     except (TypeError, ValueError) as err:  # a usage error: exit status 2, no traceback
         parser.error(str(err))
@@ -29,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"B={args.batch}  L={args.seq}  S={args.source_seq or args.seq}  E={args.d_model}  "
         f"H={args.heads}  D=E/H={d}"
+        + (
+            f"  H_kv={args.kv_heads}  G=H/H_kv={args.heads // args.kv_heads}"
+            if args.kv_heads is not None
+            else ""
+        )
     )
     print(format_shape_table(steps))
     return 0

@@ -6,19 +6,25 @@ parameters nor the matrix-multiply FLOPs: every head works on a ``D``-wide slice
 ``(B, H, L, S)``: one ``L x S`` matrix per head.
 
 Dimension letters are those of :mod:`mha.functional`: ``B`` batch, ``L`` target length,
-``S`` source length, ``E`` model width, ``H`` heads, ``D = E // H`` head width.
+``S`` source length, ``E`` model width, ``H`` heads, ``D = E // H`` head width; and those of
+:mod:`mha.gqa`: ``H_kv`` key/value heads. With ``H_kv < H`` (grouped-query attention) the key
+and value projections and the KV cache shrink by ``G = H / H_kv``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
+
 from mha.functional import _positive_int, check_heads
+from mha.gqa import _check_kv_heads
 
 __all__ = [
     "AttentionFlops",
     "attention_flops",
     "attention_weight_elements",
+    "kv_cache_bytes",
     "parameter_count",
 ]
 
@@ -37,6 +43,7 @@ def parameter_count(
     kdim: int | None = None,
     vdim: int | None = None,
     add_bias_kv: bool = False,
+    num_kv_heads: int | None = None,
 ) -> int:
     """Number of learned values in one multi-head attention layer.
 
@@ -44,6 +51,11 @@ def parameter_count(
     plus four biases of ``E`` when ``bias`` is true and ``bias_k``, ``bias_v`` of ``E`` each
     when ``add_bias_kv`` is true. ``num_heads`` does not appear in the sum: it only has to
     divide ``embed_dim``.
+
+    With ``num_kv_heads`` (grouped-query attention, :class:`mha.GroupedQueryAttention`) the
+    keys and values have ``H_kv * D`` columns instead of ``E``: ``W^K`` is
+    ``(H_kv * D, kdim)``, ``W^V`` ``(H_kv * D, vdim)``, and their biases (and ``bias_k``,
+    ``bias_v``) ``H_kv * D``.
 
     Parameters
     ----------
@@ -57,42 +69,51 @@ def parameter_count(
         Widths of ``key`` and ``value``; default ``embed_dim``.
     add_bias_kv : bool, default=False
         A learned extra key and value.
+    num_kv_heads : int, optional
+        Key/value heads ``H_kv``; must divide ``num_heads``. Default ``num_heads``.
 
     Returns
     -------
     int
         Equal to ``sum(p.numel() for p in module.parameters())`` for
         :class:`mha.MultiHeadAttention` and :class:`torch.nn.MultiheadAttention` built with
-        the same arguments.
+        the same arguments, and for :class:`mha.GroupedQueryAttention` with ``num_kv_heads``.
 
     Raises
     ------
     TypeError
         If a width or head count is not an int, or a flag is not a bool.
     ValueError
-        If a width or head count is not positive, or ``num_heads`` does not divide
-        ``embed_dim``.
+        If a width or head count is not positive, ``num_heads`` does not divide
+        ``embed_dim``, or ``num_kv_heads`` does not divide ``num_heads``.
 
     Examples
     --------
     >>> import torch, mha
     >>> mha.parameter_count(64, 8)
     16640
+    >>> gqa = mha.GroupedQueryAttention(64, 8, 2)  # K and V: 2 heads of 8 columns
+    >>> mha.parameter_count(64, 8, bias=False, num_kv_heads=2)
+    10240
+    >>> sum(p.numel() for p in gqa.parameters())
+    10240
     >>> mha.parameter_count(64, 1) == mha.parameter_count(64, 64)
     True
     >>> module = torch.nn.MultiheadAttention(64, 8)
     >>> sum(p.numel() for p in module.parameters())
     16640
     """
-    check_heads(embed_dim, num_heads)
+    D = check_heads(embed_dim, num_heads)
+    G = 1 if num_kv_heads is None else _check_kv_heads(num_heads, num_kv_heads)
     for name, flag in (("bias", bias), ("add_bias_kv", add_bias_kv)):
         if not isinstance(flag, bool):
             raise TypeError(f"expected {name} to be a bool, got {type(flag).__name__}")
     kdim, vdim = _widths(embed_dim, kdim, vdim)
     E = embed_dim
-    weights = E * E + E * kdim + E * vdim + E * E  # W^Q, W^K, W^V, W^O
-    biases = 4 * E if bias else 0  # b^Q, b^K, b^V, b^O
-    extra_kv = 2 * E if add_bias_kv else 0  # bias_k, bias_v
+    E_kv = (num_heads // G) * D  # columns of K and V: H_kv * D, which is E when H_kv = H
+    weights = E * E + E_kv * kdim + E_kv * vdim + E * E  # W^Q, W^K, W^V, W^O
+    biases = 2 * E + 2 * E_kv if bias else 0  # b^Q, b^K, b^V, b^O
+    extra_kv = 2 * E_kv if add_bias_kv else 0  # bias_k, bias_v
     return weights + biases + extra_kv
 
 
@@ -255,3 +276,73 @@ def attention_weight_elements(batch: int, num_heads: int, target_len: int, sourc
     L = _positive_int(target_len, "target_len")
     S = _positive_int(source_len, "source_len")
     return B * H * L * S
+
+
+def kv_cache_bytes(
+    batch: int,
+    seq_len: int,
+    embed_dim: int,
+    num_heads: int,
+    num_kv_heads: int | None = None,
+    *,
+    dtype: torch.dtype = torch.float32,
+) -> int:
+    """Bytes of the keys and values a KV cache holds, ``2 * B * H_kv * S * D * bytes``.
+
+    One layer's :class:`mha.KVCache` after ``S`` positions: keys and values of shape
+    ``(B, H_kv, S, D)`` each. It shrinks with ``H_kv``: grouped-query attention with
+    ``H_kv = H / G`` stores ``G`` times less than multi-head attention; multi-query
+    (``H_kv = 1``) ``H`` times less. Multiply by the number of layers for a model.
+
+    Parameters
+    ----------
+    batch : int
+        ``B``.
+    seq_len : int
+        Cached positions ``S``.
+    embed_dim : int
+        Model width ``E``.
+    num_heads : int
+        Query heads ``H``; must divide ``embed_dim``. ``D = E // H``.
+    num_kv_heads : int, optional
+        Key/value heads ``H_kv``; must divide ``num_heads``. Default ``num_heads``.
+    dtype : torch.dtype, default=torch.float32
+        The cache's element type (``torch.bfloat16``: 2 bytes).
+
+    Returns
+    -------
+    int
+        ``keys.nbytes + values.nbytes`` of the cache: its buffer may hold spare capacity
+        beyond that (see :class:`mha.KVCache`).
+
+    Raises
+    ------
+    TypeError
+        If a size is not an int, or ``dtype`` not a :class:`torch.dtype`.
+    ValueError
+        If a size is not positive, ``num_heads`` does not divide ``embed_dim`` or
+        ``num_kv_heads`` does not divide ``num_heads``.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> mha.kv_cache_bytes(1, 32768, 4096, 32, 32, dtype=torch.bfloat16) / 2**30  # GiB
+    0.5
+    >>> mha.kv_cache_bytes(1, 32768, 4096, 32, 8, dtype=torch.bfloat16) / 2**30
+    0.125
+    >>> attn, cache = mha.GroupedQueryAttention(64, 8, 2), mha.KVCache()
+    >>> with torch.no_grad():
+    ...     _ = attn(torch.randn(2, 5, 64), cache=cache)
+    >>> cache.keys.nbytes + cache.values.nbytes == mha.kv_cache_bytes(2, 5, 64, 8, 2)
+    True
+    """
+    B = _positive_int(batch, "batch")
+    S = _positive_int(seq_len, "seq_len")
+    D = check_heads(embed_dim, num_heads)
+    G = 1 if num_kv_heads is None else _check_kv_heads(num_heads, num_kv_heads)
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(
+            f"expected dtype to be a torch.dtype such as torch.float32, got {type(dtype).__name__}"
+        )
+    H_kv = num_heads // G
+    return 2 * B * H_kv * S * D * dtype.itemsize  # keys and values, (B, H_kv, S, D) each

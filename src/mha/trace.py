@@ -16,6 +16,7 @@ from mha.functional import (
     scaled_dot_product_attention,
     split_heads,
 )
+from mha.gqa import _check_kv_heads, repeat_kv
 
 __all__ = ["ShapeStep", "format_shape_table", "trace_shapes"]
 
@@ -45,12 +46,22 @@ class ShapeStep:
 
 
 def trace_shapes(
-    batch: int, seq: int, d_model: int, heads: int, *, source_seq: int | None = None
+    batch: int,
+    seq: int,
+    d_model: int,
+    heads: int,
+    *,
+    source_seq: int | None = None,
+    kv_heads: int | None = None,
 ) -> list[ShapeStep]:
     """Trace the shape of every tensor through multi-head attention.
 
     The steps are the package's own functions run on ``meta`` tensors (shapes without data),
     so the table cannot drift from the code: if a step changed a shape, the trace would too.
+    In cross-attention (``source_seq`` given) the table starts with the ``key`` and ``value``
+    inputs ``(B, S, E)`` as well as ``x``. With ``kv_heads`` (grouped-query attention, as
+    :class:`mha.GroupedQueryAttention`) ``K`` and ``V`` have ``H_kv`` heads, and a step
+    ``2b) repeat kv`` (:func:`mha.repeat_kv`) shows them repeated to ``H`` heads.
 
     Parameters
     ----------
@@ -64,6 +75,8 @@ def trace_shapes(
         Number of heads ``H``; must divide ``d_model``.
     source_seq : int, optional
         Key/value length ``S`` for cross-attention; defaults to ``seq``.
+    kv_heads : int, optional
+        Key/value heads ``H_kv``; must divide ``heads``. Defaults to ``heads``.
 
     Returns
     -------
@@ -75,8 +88,8 @@ def trace_shapes(
     TypeError
         If a size is not an integer (``True`` is not a size).
     ValueError
-        If a size is not positive, ``heads`` does not divide ``d_model``, or a tensor would
-        hold more than ``2**63 - 1`` elements.
+        If a size is not positive, ``heads`` does not divide ``d_model``, ``kv_heads`` does
+        not divide ``heads``, or a tensor would hold more than ``2**63 - 1`` elements.
 
     See Also
     --------
@@ -90,11 +103,17 @@ def trace_shapes(
     [('Q_heads', (2, 8, 5, 8)), ('K_heads', (2, 8, 5, 8)), ('V_heads', (2, 8, 5, 8))]
     >>> steps[0].shape == steps[-1].shape == (2, 5, 64)
     True
+    >>> gqa = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8, kv_heads=2)
+    >>> [(s.name, s.letters, s.shape) for s in gqa if s.name.startswith("K")]
+    [('K', '(B, S, H_kv*D)', (2, 5, 16)), ('K_heads', '(B, H_kv, S, D)', (2, 2, 5, 8)),
+     ('K_repeated', '(B, H, S, D)', (2, 8, 5, 8))]
     """
     batch = _positive_int(batch, "batch")
     seq = _positive_int(seq, "seq")
+    cross = source_seq is not None  # cross-attention: key and value are inputs of their own
     source_seq = seq if source_seq is None else _positive_int(source_seq, "source_seq")
-    check_heads(d_model, heads)
+    d = check_heads(d_model, heads)
+    kv = heads if kv_heads is None else heads // _check_kv_heads(heads, kv_heads)  # H_kv
     # the largest tensors: the packed projection (B, L|S, 3E) and the scores (B, H, L, S)
     largest = max(batch * max(seq, source_seq) * 3 * d_model, batch * heads * seq * source_seq)
     if largest > _MAX_NUMEL:
@@ -107,22 +126,40 @@ def trace_shapes(
     x = torch.empty(batch, seq, d_model, **meta)  # (B, L, E)
     memory = x if source_seq == seq else torch.empty(batch, source_seq, d_model, **meta)
     w = torch.empty(d_model, d_model, **meta)
+    w_kv = torch.empty(kv * d, d_model, **meta)  # (H_kv*D, E): w itself when H_kv = H
 
-    q, k, v = project_qkv(x, memory, memory, w, w, w)
-    q_h, k_h, v_h = (split_heads(t, heads) for t in (q, k, v))
-    scores = q_h @ k_h.transpose(-2, -1) / math.sqrt(q_h.shape[-1])
-    context, weights = scaled_dot_product_attention(q_h, k_h, v_h)
+    q, k, v = project_qkv(x, memory, memory, w, w_kv, w_kv)
+    q_h = split_heads(q, heads)  # (B, H, L, D)
+    k_h, v_h = split_heads(k, kv), split_heads(v, kv)  # (B, H_kv, S, D)
+    k_r, v_r = repeat_kv(k_h, heads), repeat_kv(v_h, heads)  # (B, H, S, D)
+    scores = q_h @ k_r.transpose(-2, -1) / math.sqrt(q_h.shape[-1])
+    context, weights = scaled_dot_product_attention(q_h, k_r, v_r)
     concat = merge_heads(context)
     out = project(concat, w)
 
+    kv_letters = "(B, S, E)" if kv_heads is None else "(B, S, H_kv*D)"
+    kv_head_letters = "(B, H, S, D)" if kv_heads is None else "(B, H_kv, S, D)"
     rows = [
         ("0) input", "x", x, "(B, L, E)"),
+        *(
+            [("0) input", "key", memory, "(B, S, E)"), ("0) input", "value", memory, "(B, S, E)")]
+            if cross
+            else []
+        ),
         ("1) project", "Q", q, "(B, L, E)"),
-        ("1) project", "K", k, "(B, S, E)"),
-        ("1) project", "V", v, "(B, S, E)"),
+        ("1) project", "K", k, kv_letters),
+        ("1) project", "V", v, kv_letters),
         ("2) split heads", "Q_heads", q_h, "(B, H, L, D)"),
-        ("2) split heads", "K_heads", k_h, "(B, H, S, D)"),
-        ("2) split heads", "V_heads", v_h, "(B, H, S, D)"),
+        ("2) split heads", "K_heads", k_h, kv_head_letters),
+        ("2) split heads", "V_heads", v_h, kv_head_letters),
+        *(
+            [
+                ("2b) repeat kv", "K_repeated", k_r, "(B, H, S, D)"),
+                ("2b) repeat kv", "V_repeated", v_r, "(B, H, S, D)"),
+            ]
+            if kv_heads is not None
+            else []
+        ),
         ("3) attend", "scores", scores, "(B, H, L, S)"),
         ("3) attend", "attn_weights", weights, "(B, H, L, S)"),
         ("3) attend", "context", context, "(B, H, L, D)"),
