@@ -125,7 +125,7 @@ def repeat_kv(x: Tensor, num_heads: int) -> Tensor:
     if G == 1:
         return x
     # (B, H_kv, 1, S, D) -> (B, H_kv, G, S, D) as a view, then one copy into (B, H, S, D)
-    return x[:, :, None].expand(B, H_kv, G, S, D).reshape(B, num_heads, S, D)
+    return x[:, :, None].expand(B, H_kv, G, S, D).contiguous().view(B, num_heads, S, D)
 
 
 # ---------------------------------------------------------------------------
