@@ -42,8 +42,10 @@ for H_kv in (8, 2, 1):
     assert q.shape == (B, H, L, D)
     assert k.shape == (B, H_kv, L, D)
     assert out.shape == (B, L, E)
-    print(f"H_kv={H_kv}  G={H // H_kv}  W^K {tuple(attn.k_proj.weight.shape)}  K_heads "
-          f"{tuple(k.shape)}  output {tuple(out.shape)}")
+    print(
+        f"H_kv={H_kv}  G={H // H_kv}  W^K {tuple(attn.k_proj.weight.shape)}  K_heads "
+        f"{tuple(k.shape)}  output {tuple(out.shape)}"
+    )
 
 # %%
 # The shape table with ``--kv-heads 2``
@@ -109,7 +111,8 @@ for ax, H_kv in zip(axes, (8, 2, 1), strict=True):
     ax.imshow(reads, cmap="Greys", vmin=0, vmax=1.3, aspect="auto")
     ax.set(title=f"H_kv = {H_kv}", xlabel="key/value head", xticks=range(H_kv))
     ax.set_yticks(range(H))
-axes[0].set_ylabel("query head");
+axes[0].set_ylabel("query head")
+plt.show()
 
 # %%
 # Functions used: :class:`mha.GroupedQueryAttention`, :func:`mha.repeat_kv`,

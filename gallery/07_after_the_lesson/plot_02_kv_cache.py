@@ -106,7 +106,8 @@ fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
 ax.imshow(grid, cmap="Blues", vmin=0, vmax=1, aspect="auto")
 ax.set_yticks(range(len(lengths)), ["prefill"] + [f"token {p}" for p in range(5, 9)])
 ax.set_xticks(range(9))
-ax.set(xlabel="position", title="Keys and values: projected (dark) or read from the cache");
+ax.set(xlabel="position", title="Keys and values: projected (dark) or read from the cache")
+plt.show()
 
 # %%
 # Functions used: :class:`mha.GroupedQueryAttention`, :class:`mha.KVCache`,

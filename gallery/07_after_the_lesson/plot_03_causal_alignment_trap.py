@@ -105,6 +105,7 @@ for ax, mask, title in zip(
     ax.imshow(mask, cmap="Greys", vmin=0, vmax=1.3)
     ax.set(title=title, xlabel="key position", xticks=range(S))
     ax.set_yticks(range(L), [f"q{i} (pos {S - L + i})" for i in range(L)])
+plt.show()
 
 # %%
 # Functions used: :class:`mha.GroupedQueryAttention`, :class:`mha.KVCache`,
