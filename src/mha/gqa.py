@@ -144,12 +144,8 @@ class KVCache:
     doubles when it is full, so one decoding step copies only its own keys and values
     (amortised; ``torch.cat`` on every step copies the whole cache each time). ``nox -s bench
     -- --gqa`` measures both (see the Performance page). :attr:`keys` and :attr:`values` are
-    views of the first ``len(cache)`` positions of the buffer.
-
-    Attributes
-    ----------
-    keys, values : Tensor of shape (B, H_kv, S, D) or None
-        The cached keys and values, ``S = len(cache)``; ``None`` while empty.
+    views of the first ``len(cache)`` positions of the buffer, of shape ``(B, H_kv, S, D)``
+    with ``S = len(cache)``, or ``None`` while the cache is empty.
 
     Notes
     -----
