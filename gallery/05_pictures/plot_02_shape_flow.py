@@ -132,9 +132,9 @@ print("arrows:", arrow_labels)
 # trace, and so the picture, change where the code says they must: ``K`` and ``V`` become
 # ``(2, 7, 64)``, the scores and weights ``(2, 8, 5, 7)``, while the queries, the context and
 # the output keep the target length ``L = 5``. The boxes whose shape differs from the
-# self-attention trace are found by comparing the two traces, and outlined in red. (The
-# trace starts from the query input ``x``; the keys and values are projected from the second
-# input, the ``(2, 7, 64)`` source sequence.)
+# self-attention trace, or are not in it, are found by comparing the two traces, and outlined
+# in red: the trace now starts from three inputs, the query input ``x`` and the ``key`` and
+# ``value`` inputs ``(2, 7, 64)``, the source sequence.
 
 cross = mha.trace_shapes(2, 5, 64, 8, source_seq=7)
 shapes = {s.name: s.shape for s in cross}
@@ -143,8 +143,9 @@ assert shapes["scores"] == shapes["attn_weights"] == (2, 8, 5, 7)
 assert shapes["context"] == (2, 8, 5, 8)
 assert cross[0].shape == cross[-1].shape == (2, 5, 64)
 
-changed = [b.name for a, b in zip(trace, cross, strict=True) if a.shape != b.shape]
-assert changed == ["K", "V", "K_heads", "V_heads", "scores", "attn_weights"]
+self_shapes = {s.name: s.shape for s in trace}
+changed = [s.name for s in cross if self_shapes.get(s.name) != s.shape]
+assert changed == ["key", "value", "K", "V", "K_heads", "V_heads", "scores", "attn_weights"]
 print("changed by S = 7:", changed)
 
 fig, boxes, arrow_labels = draw_shape_flow(

@@ -75,7 +75,7 @@ def repeat_kv(x: Tensor, num_heads: int) -> Tensor:
     Key/value head ``j`` serves query heads ``j*G`` to ``(j+1)*G - 1`` with ``G = H / H_kv``:
     head ``j`` appears ``G`` times in a row, the grouping of
     ``F.scaled_dot_product_attention(..., enable_gqa=True)`` and of
-    :func:`torch.repeat_interleave` along the head dimension.
+    ``torch.repeat_interleave`` along the head dimension.
 
     Parameters
     ----------
@@ -143,14 +143,14 @@ class KVCache:
     The storage is a preallocated buffer of shape ``(B, H_kv, capacity, D)`` whose capacity
     doubles when it is full, so one decoding step copies only its own keys and values
     (amortised; ``torch.cat`` on every step copies the whole cache each time). ``nox -s bench
-    -- --gqa`` measures both (see the Performance page). :attr:`keys` and :attr:`values` are
+    -- --gqa`` measures both (see the Performance page). ``keys`` and ``values`` are
     views of the first ``len(cache)`` positions of the buffer, of shape ``(B, H_kv, S, D)``
     with ``S = len(cache)``, or ``None`` while the cache is empty.
 
     Notes
     -----
-    A cache is for inference: run under :func:`torch.no_grad` or
-    :func:`torch.inference_mode`. Each step writes into the buffer in place, which autograd
+    A cache is for inference: run under ``torch.no_grad()`` or
+    ``torch.inference_mode()``. Each step writes into the buffer in place, which autograd
     refuses to differentiate through once an earlier step's keys have been used.
 
     Examples
