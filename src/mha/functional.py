@@ -319,6 +319,9 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"(E_out, E_in)), got x of shape {tuple(x.shape)} and weight of shape "
             f"{tuple(weight.shape)}"
         )
+    if bias is not None and bias.dtype != weight.dtype:
+        # F.linear needs one dtype; PyTorch's module adds such a bias with type promotion
+        return project(x, weight) + bias
     if x.dim() == 3 and not x.is_contiguous() and x.transpose(0, 1).is_contiguous():
         # (B, L, E) viewed from (L, B, E) memory: project in memory order, then view back
         return F.linear(x.transpose(0, 1), weight, bias).transpose(0, 1)  # (B, L, E_out)
@@ -516,6 +519,7 @@ def _may_overwrite(scores: Tensor) -> bool:
     return not (
         scores.requires_grad
         or torch.compiler.is_compiling()
+        or torch.jit.is_tracing()
         or torch._C._are_functorch_transforms_active()
         or fwAD.unpack_dual(scores).tangent is not None
     )
@@ -718,7 +722,13 @@ def _check_mha_inputs(
             query.shape[other_axis] == key.shape[other_axis] == value.shape[other_axis]
             and key.shape[batch_axis] == value.shape[batch_axis]
         )
-        raise ValueRuntimeError(
+        # PyTorch asserts that key and value match, and fails a reshape on the query
+        error = (
+            ValueAssertionError
+            if key.shape[batch_axis] != value.shape[batch_axis]
+            else ValueRuntimeError
+        )
+        raise error(
             f"expected query, key and value to share the batch size (dimension {batch_axis} "
             f"of {layout}), got query {tuple(query.shape)}, key {tuple(key.shape)}, value "
             f"{tuple(value.shape)}" + (hint if fits_other and module else "")
