@@ -48,7 +48,7 @@ def test_trace_matches_a_real_forward(heads: int) -> None:
 def test_trace_rejects_bad_sizes() -> None:
     with pytest.raises(ValueError, match="embed_dim must be divisible by num_heads"):
         mha.trace_shapes(2, 5, 64, 6)
-    with pytest.raises(ValueError, match="expected batch to be a positive int, got 0"):
+    with pytest.raises(ValueError, match="expected batch to be a positive int, got batch=0"):
         mha.trace_shapes(0, 5, 64, 8)
 
 
