@@ -105,6 +105,10 @@ def test_project_names_a_wrong_argument() -> None:
     w = torch.randn(8, 8)
     with pytest.raises(TypeError, match=r"expected k_weight to be a torch\.Tensor, got list"):
         mha.project_qkv(x, x, x, w, [[1.0]], w)
+    with pytest.raises(TypeError, match=r"expected query to be a torch\.Tensor, got NoneType"):
+        mha.project_qkv(None, x, x, w, w, w)
+    with pytest.raises(ValueError, match=r"expected key's last dimension to equal k_weight"):
+        mha.project_qkv(x, x[..., :4], x, w, w, w)
     with pytest.raises(TypeError, match=r"expected bias to be a torch\.Tensor, got list"):
         mha.project(x, w, [0.0])
     with pytest.raises(ValueError, match=r"got x of shape \(\)"):

@@ -317,13 +317,17 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     _check_tensor(weight, "weight")
     if bias is not None:
         _check_tensor(bias, "bias")
-    if weight.dim() != 2 or x.dim() == 0 or x.shape[-1] != weight.shape[1]:
-        raise ValueRuntimeError(
-            f"expected x's last dimension to equal weight.shape[1] (weight has shape "
-            f"(E_out, E_in)), got x of shape {tuple(x.shape)} and weight of shape "
-            f"{tuple(weight.shape)}"
-        )
+    _check_projection(x, weight, "x", "weight")
     return _project(x, weight, bias)
+
+
+def _check_projection(x: Tensor, weight: Tensor, x_name: str, weight_name: str) -> None:
+    if weight.dim() != 2 or x.dim() == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueRuntimeError(  # F.linear raises RuntimeError here
+            f"expected {x_name}'s last dimension to equal {weight_name}.shape[1] "
+            f"({weight_name} has shape (E_out, E_in)), got {x_name} of shape "
+            f"{tuple(x.shape)} and {weight_name} of shape {tuple(weight.shape)}"
+        )
 
 
 def _project(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
@@ -398,18 +402,14 @@ def project_qkv(
         (query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias),
         strict=True,
     ):
-        if t is not None or name.endswith("weight"):
+        if t is not None or not name.endswith("bias"):
             _check_tensor(t, name)
     for x, w, name in (
         (query, q_weight, "query"),
         (key, k_weight, "key"),
         (value, v_weight, "value"),
     ):
-        if w.dim() != 2 or x.dim() == 0 or x.shape[-1] != w.shape[1]:
-            raise ValueRuntimeError(
-                f"expected {name}'s last dimension to equal {name[0]}_weight.shape[1], got "
-                f"{name} of shape {tuple(x.shape)} and {name[0]}_weight of shape {tuple(w.shape)}"
-            )
+        _check_projection(x, w, name, f"{name[0]}_weight")
     return _project_qkv(query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias)
 
 
