@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import pytest
 import torch
+from configs import STORAGE_CONFIGS as CONFIGS
+from configs import config_id
 from torch import nn
 
 import mha
-
-CONFIGS = [
-    {},
-    {"bias": False},
-    {"add_bias_kv": True},
-    {"add_zero_attn": True},
-    {"kdim": 12, "vdim": 20},
-    {"kdim": 12, "vdim": 20, "add_bias_kv": True, "bias": False},
-]
-
-
-def config_id(config: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in config.items()) or "defaults"
 
 
 def inputs(config: dict, batch_first: bool, device) -> tuple[torch.Tensor, ...]:
