@@ -41,7 +41,8 @@ print(f"{type(torch_error).__name__}: {torch_error}")
 # :class:`mha.MultiHeadAttention` runs :func:`mha.check_heads` first. Wrong user input is a
 # ``ValueError`` (an ``assert`` is for bugs in the code, not for arguments), and the message
 # says what was expected, what was received (``64 / 6 = 10.67``, not a whole number) and
-# which head counts divide 64.
+# which head counts divide 64. It is also an ``AssertionError``, so code written for
+# PyTorch's ``except AssertionError:`` still catches it.
 
 try:
     mha.MultiHeadAttention(64, 6, device=device)
@@ -50,7 +51,8 @@ except ValueError as err:
 else:
     raise RuntimeError("expected mha.MultiHeadAttention(64, 6) to raise")
 
-assert type(our_error) is ValueError
+assert isinstance(our_error, ValueError)
+assert isinstance(our_error, AssertionError)  # caught by code written for PyTorch
 assert str(our_error) == (
     "embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 "
     "(64 / 6 = 10.67); head counts that divide 64: 1, 2, 4, 8, 16, 32, 64"
