@@ -31,7 +31,7 @@ else:
     raise RuntimeError("expected torch.nn.MultiheadAttention(64, 6) to raise")
 
 assert type(torch_error) is AssertionError
-assert str(torch_error) == "embed_dim must be divisible by num_heads"
+assert "embed_dim must be divisible by num_heads" in str(torch_error)
 print(f"{type(torch_error).__name__}: {torch_error}")
 
 # %%

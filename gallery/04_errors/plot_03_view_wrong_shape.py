@@ -37,7 +37,7 @@ else:
     raise AssertionError("expected view(2, 5, 8, 8) of 600 numbers to raise")
 
 assert type(view_error) is RuntimeError
-assert str(view_error) == "shape '[2, 5, 8, 8]' is invalid for input of size 600"
+assert "shape '[2, 5, 8, 8]' is invalid for input of size 600" in str(view_error)
 print(f"{type(view_error).__name__}: {view_error}")
 
 # %%
@@ -55,7 +55,7 @@ except RuntimeError as err:
 else:
     raise AssertionError("expected view(2, 5, 6, 8) of 640 numbers to raise")
 
-assert str(heads_error) == "shape '[2, 5, 6, 8]' is invalid for input of size 640"
+assert "shape '[2, 5, 6, 8]' is invalid for input of size 640" in str(heads_error)
 print(f"{type(heads_error).__name__}: {heads_error}")
 
 # %%
@@ -95,7 +95,7 @@ except RuntimeError as err:
 else:
     raise AssertionError("expected view(2, 5, 8, -1) of 600 numbers to raise")
 
-assert str(infer_error) == "shape '[2, 5, 8, -1]' is invalid for input of size 600"
+assert "shape '[2, 5, 8, -1]' is invalid for input of size 600" in str(infer_error)
 print(f"{type(infer_error).__name__}: {infer_error}")
 
 # %%
