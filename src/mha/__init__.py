@@ -6,7 +6,7 @@ Dimension letters used throughout: ``B`` batch, ``L`` target length, ``S`` sourc
 
 from importlib.metadata import PackageNotFoundError, version
 
-from mha import errors
+from mha import errors as errors  # the exception classes, as mha.errors
 from mha.cost import AttentionFlops, attention_flops, attention_weight_elements, parameter_count
 from mha.device import available_devices, get_device
 from mha.functional import (
@@ -39,7 +39,6 @@ __all__ = [
     "available_devices",
     "causal_mask",
     "check_heads",
-    "errors",
     "format_shape_table",
     "get_device",
     "merge_heads",
