@@ -37,7 +37,7 @@ TORCH_CPU = "torch==2.13.0"
 CI_STEPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # step: (arguments of nox, steps it waits for)
     "lint": (("-s", "lint"), ()),
-    "env": (("--install-only", "-s", "tests", "docs", "translations"), ()),
+    "env": (("--install-only", "-s", "translations"), ()),  # its extras: tests' and docs' too
     "tests": (("-s", "tests"), ("env",)),  # the README's test command
     "docs": (("-s", "docs", "--", "clean"), ("env",)),  # every example executes
     "downloads-env": (("--install-only", "-s", "downloads"), ("env",)),
