@@ -42,7 +42,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if name in metafunc.fixturenames:
             from conftest import _site_path, detect_layout
 
-            layout = detect_layout(_site_path(metafunc.config))
+            site = _site_path(metafunc.config)
+            if not (site / "index.html").is_file():
+                raise pytest.UsageError(f"no built site at {site}: run nox -s docs first")
+            layout = detect_layout(site)
             paths = _downloads(layout, suffix)
             if name == "notebook":
                 paths += _tutorial_notebooks(layout)
