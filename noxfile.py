@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,6 +48,11 @@ CI_STEPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 nox.options.sessions = ["ci"]
+
+# pytest's closing line (its colours removed), and the counts in it
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+PYTEST_CLOSING = re.compile(r"^=+ (.*\d+ (?:passed|failed|errors?|skipped).*) in [\d.]+s.*=+$")
+PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors|error|skipped|xfailed|xpassed)")
 nox.options.default_venv_backend = "venv"
 
 # One environment for the sessions that import the source tree (tests, docs, translations):
@@ -306,6 +312,7 @@ def ci(session: nox.Session) -> None:
     """
     nox_command = (sys.executable, "-m", "nox", "--noxfile", str(ROOT / "noxfile.py"))
     results: dict[str, tuple[str, float, float]] = {}  # step -> (outcome, wall s, CPU s)
+    counts: dict[str, dict[str, int]] = {}  # step -> pytest's closing counts, by outcome
     done = threading.Condition()
     print_lock = threading.Lock()
 
@@ -327,6 +334,12 @@ def ci(session: nox.Session) -> None:
             with print_lock:
                 sys.stdout.write(f"[{name}] {line}")
                 sys.stdout.flush()
+            closing = PYTEST_CLOSING.match(ANSI_COLOUR.sub("", line).strip())
+            if closing:  # "=== 198 passed, 4 skipped in 28.1s ===": one pytest run's counts
+                step_counts = counts.setdefault(name, {})
+                for number, outcome in PYTEST_COUNT.findall(closing.group(1)):
+                    outcome = "errors" if outcome == "error" else outcome
+                    step_counts[outcome] = step_counts.get(outcome, 0) + int(number)
         _, status, usage = os.wait4(process.pid, 0)  # CPU time of the step and its children
         process.returncode = os.waitstatus_to_exitcode(status)
         outcome = "passed" if process.returncode == 0 else "FAILED"
@@ -357,6 +370,14 @@ def ci(session: nox.Session) -> None:
     for name in CI_STEPS:
         outcome, wall, cpu = results[name]
         session.log(f"  {name:<14} {outcome:<8} {wall:11.0f} {cpu:8.0f}")
+    # each test step's pytest counts, then the sum, as plain "N passed, N failed" lines
+    total = {"passed": 0, "failed": 0}
+    for name, step_counts in counts.items():
+        failures = step_counts.get("failed", 0) + step_counts.get("errors", 0)
+        print(f"{name}: {step_counts.get('passed', 0)} passed, {failures} failed")
+        total["passed"] += step_counts.get("passed", 0)
+        total["failed"] += failures
+    print(f"ci: {total['passed']} passed, {total['failed']} failed")
     failed = [name for name, (outcome, *_) in results.items() if outcome != "passed"]
     if failed:
         session.error(f"CI steps not passed: {', '.join(failed)}")
