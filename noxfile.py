@@ -1,10 +1,16 @@
-"""Every job of the project: ``nox -l`` lists them, ``nox -s NAME`` runs one."""
+"""Every job of the project: ``nox -l`` lists them, ``nox -s NAME`` runs one, ``nox`` runs CI."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import nox
@@ -23,27 +29,59 @@ DOCS_GENERATED = [
 # The CPU wheel of torch; a range would pull a multi-GB CUDA build.
 TORCH_CPU = "torch==2.13.0"
 
-nox.options.sessions = ["lint", "tests", "docs"]
+# What CI runs: `.ci/run` and the GitHub workflow call `nox -s ci` (plain `nox` runs it too).
+# Each step is a session of this file, started as `nox ARGS` once the steps it waits for have
+# passed; steps that do not wait for each other run at the same time (2 CPU cores: the tests
+# beside the site build, then the translations, browser and downloads checks of the built site).
+# "env" installs the environment that tests, docs and translations share (torch once, not
+# three times); "downloads-env" installs the downloads' own environment while the site builds.
+CI_STEPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # step: (arguments of nox, steps it waits for)
+    "lint": (("-s", "lint"), ()),
+    "env": (("--install-only", "-s", "translations"), ()),  # its extras: tests' and docs' too
+    "tests": (("-s", "tests"), ("env",)),  # the README's test command
+    "docs": (("-s", "docs", "--", "clean"), ("env",)),  # every example executes
+    "downloads-env": (("--install-only", "-s", "downloads"), ("env",)),
+    "translations": (("-s", "translations"), ("docs",)),
+    "browser": (("-s", "browser"), ("docs",)),
+    "downloads": (("-R", "-s", "downloads"), ("docs", "downloads-env")),
+}
+
+nox.options.sessions = ["ci"]
+
+# pytest's closing line (its colours removed), and the counts in it
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+PYTEST_CLOSING = re.compile(r"^=+ (.*\d+ (?:passed|failed|errors?|skipped).*) in [\d.]+s.*=+$")
+PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors|error|skipped|xfailed|xpassed)")
 nox.options.default_venv_backend = "venv"
 
-
-def install_package(session: nox.Session, extras: str, torch: str = TORCH_CPU) -> None:
-    """Install torch first (pinned), then the package with ``extras``."""
-    session.install(torch)
-    session.install("-e", f".[{extras}]")
+# One environment for the sessions that import the source tree (tests, docs, translations):
+# each installs what it needs into it, and skips pip when that is already there.
+SHARED_ENV = ROOT / ".nox" / "mha"
 
 
-@nox.session(python="3.11")
-def tests(session: nox.Session) -> None:
-    """Run the test suite and every docstring example (pytest, warnings are errors)."""
-    install_package(session, "test")
-    session.run("pytest", *session.posargs)
+def shared_env(session: nox.Session, extras: str) -> str:
+    """Create .nox/mha if needed, install torch (pinned) and the package with ``extras``.
 
-
-# The site's languages: English is the source, the others are translated from gettext catalogs
-# in docs/locale/<language>/LC_MESSAGES. Each builds into docs/_build/html/<language>.
-LANGUAGES = ("en", "zh_CN")
-LOCALE = DOCS / "locale"
+    Returns the environment's ``python``. What is installed is recorded with a hash of
+    pyproject.toml, so a session whose packages are there already runs no pip at all.
+    """
+    python = SHARED_ENV / "bin" / "python"
+    if not python.is_file():
+        base = shutil.which("python3.11") or sys.executable
+        session.run_install(base, "-m", "venv", str(SHARED_ENV), external=True)
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + TORCH_CPU.encode())
+    stamp = SHARED_ENV / "installed.txt"
+    lines = stamp.read_text().split() if stamp.is_file() else []
+    installed = set(lines[1:]) if lines[:1] == [key.hexdigest()] else set()
+    wanted = {TORCH_CPU, *extras.split(",")}
+    if not wanted <= installed:
+        pip = (str(python), "-m", "pip", "install", "--quiet")
+        session.run_install(*pip, TORCH_CPU, external=True)  # before the package: no CUDA build
+        every = sorted((installed | wanted) - {TORCH_CPU})
+        session.run_install(*pip, "-e", f".[{','.join(every)}]", external=True)
+        stamp.write_text("\n".join([key.hexdigest(), *sorted(installed | wanted)]) + "\n")
+    return str(python)
 
 
 def kernel_profile(session: nox.Session) -> Path:
@@ -55,18 +93,30 @@ def kernel_profile(session: nox.Session) -> Path:
     return ipython
 
 
-@nox.session(python="3.11", reuse_venv=True)
-def docs(session: nox.Session) -> None:
-    """Build the site in English and Chinese into docs/_build/html/{en,zh_CN} (warnings are errors).
+@nox.session(venv_backend="none")
+def tests(session: nox.Session) -> None:
+    """Run the test suite and every docstring example (pytest, warnings are errors)."""
+    python = shared_env(session, "test")
+    # The catalog checks need Sphinx and the built site's gallery: nox -s translations runs them.
+    ignore = "--ignore=tests/test_catalogs.py"
+    session.run(python, "-m", "pytest", ignore, *session.posargs, external=True)
 
-    English builds first and executes the examples and notebooks; the Chinese build reuses
-    their outputs (unchanged examples and cached notebooks do not run again). An example or
-    notebook re-runs when its file or the package's sources change (the build compares a hash
-    of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
-    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
+
+# The site's languages: English is the source, the others are translated from gettext catalogs
+# in docs/locale/<language>/LC_MESSAGES. Each builds into docs/_build/html/<language>.
+LANGUAGES = ("en", "zh_CN")
+LOCALE = DOCS / "locale"
+
+
+def build_site(
+    session: nox.Session, python: str, args: list[str], env: dict[str, str] | None = None
+) -> None:
+    """Build every language into docs/_build/html/<language>, then the root page.
+
+    ``clean`` among ``args`` first removes every output of earlier builds; the other arguments
+    go to sphinx-build. ``nox -s docs`` and ``nox -s gpu`` build the same layout with this.
     """
-    install_package(session, "docs")
-    args = list(session.posargs)
+    args = list(args)
     html = BUILD / "html"
     if "clean" in args:
         args.remove("clean")
@@ -80,18 +130,39 @@ def docs(session: nox.Session) -> None:
                 shutil.rmtree(child)
             elif child.is_file():
                 child.unlink()
-    env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(kernel_profile(session))}
+    env = {
+        "PYTHONHASHSEED": "0",
+        "MPLBACKEND": "Agg",
+        "IPYTHONDIR": str(kernel_profile(session)),
+        **(env or {}),
+    }
     for language in LANGUAGES:
         session.log(f"site in {language} -> {html / language}")
         session.run(
-            *("sphinx-build", "-W", "--keep-going", "-b", "html", "-D", f"language={language}"),
-            *(*args, "docs", str(html / language)),
+            *(python, "-m", "sphinx", "-W", "--keep-going", "-b", "html"),
+            *("-D", f"language={language}", *args, "docs", str(html / language)),
             env=env,
+            external=True,
         )
-    shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
+    if (html / LANGUAGES[0] / "index.html").is_file():  # not after --install-only
+        shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
 
 
-@nox.session(python="3.11", reuse_venv=True)
+@nox.session(venv_backend="none")
+def docs(session: nox.Session) -> None:
+    """Build the site in English and Chinese into docs/_build/html/{en,zh_CN} (warnings are errors).
+
+    English builds first and executes the examples and notebooks; the Chinese build reuses
+    their outputs (unchanged examples and cached notebooks do not run again). An example or
+    notebook re-runs when its file or the package's sources change (the build compares a hash
+    of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
+    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
+    """
+    python = shared_env(session, "docs")
+    build_site(session, python, session.posargs)
+
+
+@nox.session(venv_backend="none")
 def translations(session: nox.Session) -> None:
     """Check the Chinese catalogs: fails while an entry is untranslated, fuzzy or stale.
 
@@ -101,14 +172,17 @@ def translations(session: nox.Session) -> None:
     ``nox -s translations -- update`` brings the .po files up to date instead: new entries
     empty, changed ones fuzzy, removed ones dropped (sphinx-intl).
     """
-    install_package(session, "docs,test")
+    python = shared_env(session, "docs,test")
     env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(kernel_profile(session))}
+    catalogs = (python, "docs/locale/catalogs.py")
     if "update" in session.posargs:
-        session.run("python", "docs/locale/catalogs.py", "update", env=env)
-        session.run("python", "docs/locale/catalogs.py", "stats")
+        session.run(*catalogs, "update", env=env, external=True)
+        session.run(*catalogs, "stats", external=True)
         return
-    session.run("python", "docs/locale/catalogs.py", "stats")
-    session.run("pytest", "tests/test_catalogs.py", *session.posargs, env=env)
+    session.run(*catalogs, "stats", external=True)
+    session.run(
+        python, "-m", "pytest", "tests/test_catalogs.py", *session.posargs, env=env, external=True
+    )
 
 
 @nox.session(python="3.11")
@@ -160,13 +234,13 @@ def downloads(session: nox.Session) -> None:
     """Run every gallery download (.py and .ipynb) in an empty folder, as a reader would.
 
     Run ``nox -s docs`` first. The package is installed from a wheel, not from the source tree,
-    so a script that leans on a file of the repository fails.
+    so a script that leans on a file of the repository fails. Two at a time (pytest-xdist).
     """
-    site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
-    if not (site / "index.html").is_file():
-        session.error(f"no built site at {site}: run nox -s docs first")
     session.install(TORCH_CPU)
-    session.install(".", "matplotlib", "pytest", "nbclient", "nbformat", "ipykernel")
+    session.install(
+        ".", "matplotlib", "pytest", "pytest-xdist", "nbclient", "nbformat", "ipykernel"
+    )
+    site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()  # checked by the tests
     reader_home = tempfile.mkdtemp(prefix="mha-downloads-")  # outside the repository
     session.run(
         "pytest",
@@ -175,6 +249,7 @@ def downloads(session: nox.Session) -> None:
         "tests_site/test_downloads.py",
         f"--site={site}",
         f"--basetemp={reader_home}",
+        *("--numprocesses", "2"),
         *session.posargs,
         env={"IPYTHONDIR": str(kernel_profile(session))},
     )
@@ -222,16 +297,90 @@ def gpu(session: nox.Session) -> None:
     session.run("python", "-c", CHECK_CUDA)
     env = {"MHA_DEVICE": "cuda", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
     session.run("pytest", *session.posargs, env=env)
-    for path in DOCS_GENERATED:  # every example and notebook runs again, on the GPU
-        shutil.rmtree(path, ignore_errors=True)
-    ipython = Path(session.create_tmp()) / "ipython"
-    kernel_config = ipython / "profile_default" / "ipython_kernel_config.py"
-    kernel_config.parent.mkdir(parents=True, exist_ok=True)
-    kernel_config.write_text('c.IPKernelApp.log_level = "ERROR"\n')
-    session.run(
-        *("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html")),
-        env={**env, "IPYTHONDIR": str(ipython)},
-    )
+    # the same site as `nox -s docs -- clean`, every example and notebook run on the GPU
+    build_site(session, "python", ["clean"], env=env)
+
+
+@nox.session(venv_backend="none")
+def ci(session: nox.Session) -> None:
+    """Run every check of CI, as .ci/run and the GitHub workflow do: lint, tests, docs, ...
+
+    The steps are the sessions listed in CI_STEPS (lint, tests, docs from clean, translations,
+    browser, downloads), each started as its own `nox -s NAME` as soon as the steps it waits
+    for have passed, two or three at a time. Their output is prefixed with the step's name;
+    a table of the steps' times closes the run. Fails if any step fails.
+    """
+    nox_command = (sys.executable, "-m", "nox", "--noxfile", str(ROOT / "noxfile.py"))
+    results: dict[str, tuple[str, float, float]] = {}  # step -> (outcome, wall s, CPU s)
+    counts: dict[str, dict[str, int]] = {}  # step -> pytest's closing counts, by outcome
+    done = threading.Condition()
+    print_lock = threading.Lock()
+
+    def run_step(name: str, args: tuple[str, ...]) -> None:
+        start = time.monotonic()
+        with print_lock:
+            session.log(f"[{name}] nox {' '.join(args)}")
+        process = subprocess.Popen(
+            [*nox_command, *args],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+        )
+        assert process.stdout is not None
+        for line in process.stdout:
+            with print_lock:
+                sys.stdout.write(f"[{name}] {line}")
+                sys.stdout.flush()
+            closing = PYTEST_CLOSING.match(ANSI_COLOUR.sub("", line).strip())
+            if closing:  # "=== 198 passed, 4 skipped in 28.1s ===": one pytest run's counts
+                step_counts = counts.setdefault(name, {})
+                for number, outcome in PYTEST_COUNT.findall(closing.group(1)):
+                    outcome = "errors" if outcome == "error" else outcome
+                    step_counts[outcome] = step_counts.get(outcome, 0) + int(number)
+        _, status, usage = os.wait4(process.pid, 0)  # CPU time of the step and its children
+        process.returncode = os.waitstatus_to_exitcode(status)
+        outcome = "passed" if process.returncode == 0 else "FAILED"
+        with done:
+            results[name] = (outcome, time.monotonic() - start, usage.ru_utime + usage.ru_stime)
+            done.notify_all()
+
+    started: set[str] = set()
+    threads = []
+    start = time.monotonic()
+    with done:
+        while len(results) < len(CI_STEPS):
+            for name, (args, needs) in CI_STEPS.items():
+                if name in started or not all(n in results for n in needs):
+                    continue
+                started.add(name)
+                if any(results[n][0] != "passed" for n in needs):
+                    results[name] = ("skipped", 0.0, 0.0)
+                    continue
+                thread = threading.Thread(target=run_step, args=(name, args), daemon=True)
+                threads.append(thread)
+                thread.start()
+            if len(results) < len(CI_STEPS):
+                done.wait()
+    for thread in threads:
+        thread.join()
+    session.log(f"CI steps, {time.monotonic() - start:.0f} s in all:   wall s    CPU s")
+    for name in CI_STEPS:
+        outcome, wall, cpu = results[name]
+        session.log(f"  {name:<14} {outcome:<8} {wall:11.0f} {cpu:8.0f}")
+    # each test step's pytest counts, then the sum, as plain "N passed, N failed" lines
+    total = {"passed": 0, "failed": 0}
+    for name, step_counts in counts.items():
+        failures = step_counts.get("failed", 0) + step_counts.get("errors", 0)
+        print(f"{name}: {step_counts.get('passed', 0)} passed, {failures} failed")
+        total["passed"] += step_counts.get("passed", 0)
+        total["failed"] += failures
+    print(f"ci: {total['passed']} passed, {total['failed']} failed")
+    failed = [name for name, (outcome, *_) in results.items() if outcome != "passed"]
+    if failed:
+        session.error(f"CI steps not passed: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -50,6 +51,7 @@ exclude_patterns = [
     # not sources (myst-nb would otherwise find two sources per page and re-execute them)
     "auto_examples/**.ipynb",
     "locale",  # translation catalogs and the translators' glossary, not pages
+    "tutorial/notebooks",  # the tutorial pages as notebooks: downloads, written by the build
 ]
 templates_path = ["_templates"]
 nitpicky = True  # every cross-reference must resolve
@@ -250,6 +252,30 @@ def _notebooks_beside_the_site(app) -> None:
         app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
 
 
+TUTORIAL = DOCS / "tutorial"
+DOWNLOAD_LINE = re.compile(r"^\{download\}`Download this page.*?\n\n", re.MULTILINE | re.DOTALL)
+
+
+def _tutorial_notebooks(app, config) -> None:
+    """Write each tutorial page as a notebook, tutorial/notebooks/<page>.ipynb, for download.
+
+    The notebook is the page's text and code, unexecuted, without its own download line; each
+    page links it with ``{download}``. ``nox -s downloads`` runs them in an empty folder.
+    """
+    import nbformat
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    folder = TUTORIAL / "notebooks"
+    folder.mkdir(exist_ok=True)
+    for page in sorted(TUTORIAL.glob("[0-9][0-9]_*.md")):
+        notebook = read_myst_markdown_notebook(DOWNLOAD_LINE.sub("", page.read_text()))
+        notebook.metadata.pop("file_format", None)
+        text = nbformat.writes(notebook)
+        target = folder / f"{page.stem}.ipynb"
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+
+
 def _record_source_hash(app, exception) -> None:
     """After a successful build, remember which package sources the outputs came from."""
     if exception is None and _STAMP.parent.is_dir():
@@ -278,6 +304,7 @@ def setup(app) -> None:
     app.add_config_value("mha_source_hash", "", "env")
     app.connect("config-inited", _check_reference_lists_all)
     app.connect("config-inited", _other_language_on_read_the_docs)
+    app.connect("config-inited", _tutorial_notebooks)
     app.connect("builder-inited", _rerun_examples_if_package_changed, priority=100)
     app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's
     app.connect("build-finished", _record_source_hash, priority=900)

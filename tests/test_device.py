@@ -31,9 +31,7 @@ def test_invalid_device_names(monkeypatch) -> None:
         mha.get_device()
     monkeypatch.setenv("MHA_DEVICE", "cuda")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    with pytest.raises(
-        ValueError, match=r"asks for CUDA, but torch.cuda.is_available\(\) is False"
-    ):
+    with pytest.raises(ValueError, match=r"no available 'cuda' backend"):
         mha.get_device()
 
 

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
+from configs import CONFIGS, config_id
 from torch import nn
 
 import mha
-
-CONFIGS = [
-    {},
-    {"bias": False},
-    {"add_bias_kv": True},
-    {"add_zero_attn": True},
-    {"kdim": 12, "vdim": 20},
-    {"kdim": 12, "vdim": 20, "add_bias_kv": True, "bias": False},
-    {"batch_first": True, "dropout": 0.25},
-]
-
-
-def config_id(config: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in config.items()) or "defaults"
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)

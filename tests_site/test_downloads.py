@@ -1,4 +1,4 @@
-"""Every gallery download runs on its own, as a reader would run it.
+"""Every gallery and tutorial download runs on its own, as a reader would run it.
 
 Each ``.py`` and ``.ipynb`` offered on the built site is copied into an empty folder outside
 the repository and executed there, with only the installed package (``nox -s downloads``
@@ -24,8 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 300
 
 
-def _downloads(layout, suffix: str) -> list[Path]:
-    return sorted((layout.main / "_downloads").rglob(f"plot_*{suffix}"), key=lambda p: p.name)
+def _downloads(layout, suffix: str, prefix: str = "plot_*") -> list[Path]:
+    return sorted((layout.main / "_downloads").rglob(f"{prefix}{suffix}"), key=lambda p: p.name)
+
+
+def _tutorial_notebooks(layout) -> list[Path]:
+    """The tutorial pages' notebooks: ``01_one_head_to_many.ipynb``, ..."""
+    return _downloads(layout, ".ipynb", prefix="[0-9][0-9]_*")
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -37,8 +42,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if name in metafunc.fixturenames:
             from conftest import _site_path, detect_layout
 
-            layout = detect_layout(_site_path(metafunc.config))
+            site = _site_path(metafunc.config)
+            if not (site / "index.html").is_file():
+                raise pytest.UsageError(f"no built site at {site}: run nox -s docs first")
+            layout = detect_layout(site)
             paths = _downloads(layout, suffix)
+            if name == "notebook":
+                paths += _tutorial_notebooks(layout)
             metafunc.parametrize(name, paths, ids=_ids(paths))
 
 
@@ -73,6 +83,15 @@ def test_every_example_is_offered(layout) -> None:
     assert gallery, "no gallery scripts found"
     assert _ids(_downloads(layout, ".py")) == gallery
     assert _ids(_downloads(layout, ".ipynb")) == [n.replace(".py", ".ipynb") for n in gallery]
+
+
+def test_every_tutorial_page_is_offered(layout) -> None:
+    pages = sorted(p.stem for p in (ROOT / "docs" / "tutorial").glob("[0-9][0-9]_*.md"))
+    assert pages, "no tutorial pages found"
+    assert [p.stem for p in _tutorial_notebooks(layout)] == pages
+    for page in pages:  # and each page links its notebook
+        html = (layout.main / "tutorial" / f"{page}.html").read_text()
+        assert f"{page}.ipynb" in html, f"tutorial/{page}.html does not link its notebook"
 
 
 def test_script_runs_standalone(script: Path, reader_dir: Path) -> None:

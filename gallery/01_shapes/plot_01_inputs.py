@@ -17,8 +17,11 @@ device = mha.get_device()
 
 
 def show(name, tensor, letters):
-    """Print one tensor's shape beside its dimension letters."""
-    print(f"{name:<18} {tuple(tensor.shape)!s:<14} {letters}")
+    """Print a tensor's shape beside its dimension letters, its strides and contiguity."""
+    print(
+        f"{name:<18} {tuple(tensor.shape)!s:<14} {letters:<14} "
+        f"stride {tensor.stride()!s:<16} contiguous={tensor.is_contiguous()}"
+    )
 
 
 # %%

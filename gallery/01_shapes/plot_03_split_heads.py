@@ -19,9 +19,9 @@ device = mha.get_device()
 
 
 def show(name, tensor, letters):
-    """Print shape, strides and contiguity beside the dimension letters."""
+    """Print a tensor's shape beside its dimension letters, its strides and contiguity."""
     print(
-        f"{name:<12} shape {tuple(tensor.shape)!s:<14} {letters:<14} "
+        f"{name:<18} {tuple(tensor.shape)!s:<14} {letters:<14} "
         f"stride {tensor.stride()!s:<16} contiguous={tensor.is_contiguous()}"
     )
 

@@ -22,8 +22,11 @@ device = mha.get_device()
 
 
 def show(name, tensor, letters):
-    """Print one tensor's shape beside its dimension letters."""
-    print(f"{name:<12} {tuple(tensor.shape)!s:<14} {letters}")
+    """Print a tensor's shape beside its dimension letters, its strides and contiguity."""
+    print(
+        f"{name:<18} {tuple(tensor.shape)!s:<14} {letters:<14} "
+        f"stride {tensor.stride()!s:<16} contiguous={tensor.is_contiguous()}"
+    )
 
 
 B, L, E, H = 2, 5, 64, 8
@@ -99,5 +102,5 @@ torch.testing.assert_close(weights_mha, weights)
 torch.testing.assert_close(out_torch, context)
 
 # %%
-# Functions used: :func:`mha.project_qkv`, :func:`mha.split_heads`,
+# Functions used: :func:`mha.check_heads`, :func:`mha.project_qkv`, :func:`mha.split_heads`,
 # :func:`mha.scaled_dot_product_attention`. Next: merging the heads back into one tensor.

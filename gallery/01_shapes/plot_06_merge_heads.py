@@ -19,9 +19,9 @@ device = mha.get_device()
 
 
 def show(name, tensor, letters):
-    """Print shape, strides and contiguity beside the dimension letters."""
+    """Print a tensor's shape beside its dimension letters, its strides and contiguity."""
     print(
-        f"{name:<18} shape {tuple(tensor.shape)!s:<14} {letters:<14} "
+        f"{name:<18} {tuple(tensor.shape)!s:<14} {letters:<14} "
         f"stride {tensor.stride()!s:<16} contiguous={tensor.is_contiguous()}"
     )
 
@@ -115,5 +115,5 @@ assert torch.equal(round_trip, q)
 assert torch.equal(mha.split_heads(mha.merge_heads(context), H), context)
 
 # %%
-# Functions used: :func:`mha.split_heads`, :func:`mha.merge_heads`,
+# Functions used: :func:`mha.check_heads`, :func:`mha.split_heads`, :func:`mha.merge_heads`,
 # :func:`mha.scaled_dot_product_attention`. Next: the output projection.

@@ -21,8 +21,11 @@ device = mha.get_device()
 
 
 def show(name, tensor, letters):
-    """Print one tensor's shape beside its dimension letters."""
-    print(f"{name:<12} {tuple(tensor.shape)!s:<14} {letters}")
+    """Print a tensor's shape beside its dimension letters, its strides and contiguity."""
+    print(
+        f"{name:<18} {tuple(tensor.shape)!s:<14} {letters:<14} "
+        f"stride {tensor.stride()!s:<16} contiguous={tensor.is_contiguous()}"
+    )
 
 
 B, L, E, H = 2, 5, 64, 8
@@ -147,5 +150,5 @@ for step in trace:
 assert trace[0].shape == trace[-1].shape == (2, 5, 64)
 
 # %%
-# Functions used: :func:`mha.project`, :func:`mha.multi_head_attention`,
+# Functions used: :func:`mha.check_heads`, :func:`mha.project`, :func:`mha.multi_head_attention`,
 # :class:`mha.MultiHeadAttention`, :func:`mha.trace_shapes`, :func:`mha.format_shape_table`.

@@ -14,10 +14,12 @@ PyTorch's default ``batch_first=False`` ``(L, B, E)``. Every equality is checked
 # %%
 # Copy PyTorch's weights into ours
 # --------------------------------
+#
 # We build PyTorch's module with the lesson's sizes (``d_model = 64``, 8 heads) and make our
 # twin from it with :meth:`~mha.MultiHeadAttention.from_torch`, which copies every
 # parameter. The same input then gives the same output ``(B, L, E)`` and the same attention
 # weights, averaged over heads ``(B, L, S)``.
+
 import torch
 
 import mha
@@ -42,10 +44,12 @@ print(ours)
 # %%
 # And ours back into PyTorch's
 # ----------------------------
+#
 # :meth:`~mha.MultiHeadAttention.to_torch` goes the other way. Both modules store the same
 # parameters under the same names: the three input projections packed into one
 # ``in_proj_weight`` of shape ``(3E, E) = (192, 64)``, then ``out_proj``. Ours also names the
 # lesson's three blocks: ``q_weight``, ``k_weight``, ``v_weight`` are views of its rows.
+
 ours = mha.MultiHeadAttention(64, 8, batch_first=True, device=device)
 theirs = ours.to_torch()
 
@@ -63,11 +67,13 @@ print("in_proj_weight:", tuple(theirs.in_proj_weight.shape))
 # %%
 # The same seed gives the same parameters
 # ---------------------------------------
+#
 # No copy is needed at all: our constructor draws its random numbers in PyTorch's order, so
 # ``torch.manual_seed(0)`` before each constructor gives identical parameters. To compare,
 # cut PyTorch's packed ``in_proj_weight`` ``(192, 64)`` and ``in_proj_bias`` ``(192,)`` into
 # three blocks of 64 rows: ``W_Q``, ``W_K``, ``W_V``. The comparison is exact (``atol=0``,
 # ``rtol=0``). The weights are random (Xavier-uniform); the biases start at zero in both.
+
 torch.manual_seed(0)
 theirs = torch.nn.MultiheadAttention(64, 8, batch_first=True, device=device)
 torch.manual_seed(0)
@@ -98,7 +104,9 @@ print("parameters:", n_ours)
 # %%
 # Same parameters, same outputs
 # -----------------------------
+#
 # So the outputs and weights agree too, without any copy:
+
 out_t, weights_t = theirs(x, x, x)
 out_o, weights_o = ours(x, x, x)
 torch.testing.assert_close(out_o, out_t)
@@ -107,9 +115,11 @@ torch.testing.assert_close(weights_o, weights_t)
 # %%
 # PyTorch's default layout: sequence first
 # ----------------------------------------
+#
 # Without ``batch_first=True``, both modules expect ``(L, B, E)`` inputs, here ``(5, 2, 64)``,
 # and return the output in the same layout. The attention weights stay ``(B, L, S)``. With the
 # parameters of the batch-first modules above, the output is the batch-first one transposed.
+
 torch.manual_seed(0)
 theirs_lbe = torch.nn.MultiheadAttention(64, 8, device=device)  # batch_first=False
 ours_lbe = mha.MultiHeadAttention.from_torch(theirs_lbe)

@@ -13,10 +13,12 @@ values have their own widths (``kdim``, ``vdim``) and the packed matrix is gone.
 # %%
 # The packed matrix
 # -----------------
+#
 # With ``d_model = 64``, ``in_proj_weight`` is ``(192, 64)``: rows 0-63 are ``W_Q``, rows
 # 64-127 ``W_K``, rows 128-191 ``W_V``. ``chunk(3)`` cuts it into the three ``(64, 64)``
 # blocks, and the bias into three ``(64,)`` blocks. The biases start at zero, so we give them
 # random values first: otherwise a bias term forgotten below would go unnoticed.
+
 import torch
 
 import mha
@@ -41,10 +43,12 @@ print("in_proj_weight", tuple(theirs.in_proj_weight.shape), "-> W_Q, W_K, W_V", 
 # %%
 # Q, K and V by hand
 # ------------------
+#
 # Each projection is ``x W^T + b``, as :class:`torch.nn.Linear` computes it (the weight is
 # stored ``(out, in)``, hence the transpose). :func:`mha.project` is exactly this, and one
 # product with the packed matrix gives all three at once, ``(B, L, 3E)``, cut along the last
 # dimension. :func:`mha.project_qkv` does that packing itself in self-attention.
+
 x = torch.randn(2, 5, 64, device=device)  # (B, L, E)
 
 Q = x @ W_Q.T + b_Q  # (B, L, E)
@@ -68,9 +72,11 @@ for mine, step in zip(
 # %%
 # PyTorch's forward, rebuilt from its parameters
 # ----------------------------------------------
+#
 # The five steps of the lesson, with PyTorch's own weights: project, split heads, attend,
 # merge heads, project out with ``out_proj``. The output and the per-head weights match what
 # the module returns.
+
 q_heads = mha.split_heads(Q, 8)  # (B, H, L, D)
 k_heads = mha.split_heads(K, 8)  # (B, H, S, D)
 v_heads = mha.split_heads(V, 8)  # (B, H, S, D)
@@ -90,11 +96,13 @@ print("rebuilt forward == torch.nn.MultiheadAttention:", tuple(out.shape), tuple
 # %%
 # Keys and values of other widths: kdim and vdim
 # ----------------------------------------------
+#
 # When ``key`` and ``value`` have their own widths (cross-attention to a memory of another
 # model), the three matrices no longer have the same shape and cannot be stacked:
 # ``in_proj_weight`` is ``None`` and PyTorch keeps ``q_proj_weight`` ``(E, E)``,
 # ``k_proj_weight`` ``(E, kdim)`` and ``v_proj_weight`` ``(E, vdim)``. The bias is still
 # packed, ``(3E,)``.
+
 cross = torch.nn.MultiheadAttention(64, 8, kdim=32, vdim=48, batch_first=True, device=device)
 with torch.no_grad():
     cross.in_proj_bias.normal_()
@@ -111,10 +119,12 @@ for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
 # %%
 # The forward pass with separate matrices
 # ---------------------------------------
+#
 # The same steps with the separate matrices: the queries come from ``x`` ``(2, 5, 64)``, the
 # keys and values from a memory of 7 positions, ``(2, 7, 32)`` and ``(2, 7, 48)``. All three
 # are projected to width 64, so the heads split as before; the weights are ``(B, H, L, S)``
 # with ``S = 7``.
+
 memory_k = torch.randn(2, 7, 32, device=device)  # (B, S, kdim)
 memory_v = torch.randn(2, 7, 48, device=device)  # (B, S, vdim)
 c_Q, c_K, c_V = cross.in_proj_bias.chunk(3)
@@ -144,9 +154,11 @@ torch.testing.assert_close(weights, weights_t)
 # %%
 # Our module converts either storage
 # ----------------------------------
+#
 # Our module stores them as PyTorch does in both cases (here ``q_proj_weight``,
 # ``k_proj_weight``, ``v_proj_weight`` and no ``in_proj_weight``), and its ``q_weight``,
 # ``k_weight``, ``v_weight`` name the lesson's three matrices whichever storage holds them:
+
 ours = mha.MultiHeadAttention.from_torch(cross)
 assert ours.in_proj_weight is None and ours.k_weight is ours.k_proj_weight
 assert ours.k_weight.shape == (64, 32)

@@ -13,9 +13,11 @@ two PyTorch APIs: for a boolean mask, ``True`` means *may attend* in
 # %%
 # One line against the explicit step
 # ----------------------------------
+#
 # Queries, keys and values already split into heads: ``(B, H, L, D) = (2, 8, 5, 8)``. The
 # fused function returns only the output; the explicit step also returns the weights it
 # computed on the way, ``(B, H, L, S)``.
+
 import math
 
 import matplotlib.pyplot as plt
@@ -44,10 +46,12 @@ print("F.scaled_dot_product_attention == explicit step:", tuple(out_fused.shape)
 # %%
 # With a causal mask
 # ------------------
+#
 # ``is_causal=True`` lets query ``i`` see keys ``0..i`` only. Written out, that is a boolean
 # ``(L, S)`` mask that is ``True`` on and below the diagonal: in this function's convention
 # ``True`` marks the pairs that *may attend*. Both ways, fused and explicit, agree, and the
 # weights above the diagonal are zero.
+
 allowed = torch.ones(5, 5, dtype=torch.bool, device=device).tril()  # (L, S), True = may attend
 print(allowed.int().cpu())
 
@@ -65,9 +69,11 @@ torch.testing.assert_close(causal_weights.sum(-1), torch.ones(2, 8, 5, device=de
 # %%
 # The same mask in the other convention
 # -------------------------------------
+#
 # :func:`mha.causal_mask` builds the same mask in the *other* convention, that of
 # :class:`torch.nn.MultiheadAttention`: ``True`` marks the blocked pairs, above the diagonal.
 # It is the negation of ``allowed``.
+
 blocked_causal = mha.causal_mask(5, device=device)  # (L, S), True = blocked
 assert torch.equal(blocked_causal, ~allowed)
 print(blocked_causal.int().cpu())
@@ -75,9 +81,11 @@ print(blocked_causal.int().cpu())
 # %%
 # One mask, two meanings
 # ----------------------
+#
 # Take a mask that is ``True`` on the last two keys. :class:`torch.nn.MultiheadAttention`
 # reads it as "block keys 3 and 4": each query attends to keys 0-2.
 # ``F.scaled_dot_product_attention`` reads the same tensor as "attend to keys 3 and 4 only".
+
 mask = torch.zeros(5, 5, dtype=torch.bool, device=device)
 mask[:, 3:] = True  # (L, S)
 
@@ -90,8 +98,10 @@ assert weights_module[..., :3].gt(0).all()
 # %%
 # Rebuilding the module with the fused function
 # ---------------------------------------------
+#
 # Now the module's computation rebuilt by hand, with the fused function for step 3. Passing
 # ``mask`` as it is gives a different result; passing ``~mask`` gives the module's output.
+
 W_Q, W_K, W_V = module.in_proj_weight.chunk(3)
 b_Q, b_K, b_V = module.in_proj_bias.chunk(3)
 Q, K, V = mha.project_qkv(x, x, x, W_Q, W_K, W_V, b_Q, b_K, b_V)  # (B, L, E) each
@@ -114,8 +124,10 @@ print("~mask,     max difference:", f"{(out_negated - out_module).abs().max():.2
 # %%
 # Where the weight went
 # ---------------------
+#
 # The explicit step shows where the weight went. With ``mask`` read as *may attend*, keys
 # 0-2 get nothing: the opposite of the module.
+
 _, weights_same_mask = mha.scaled_dot_product_attention(q_h, k_h, v_h, attn_mask=mask)
 assert weights_same_mask[..., :3].eq(0).all()
 _, weights_negated = mha.scaled_dot_product_attention(q_h, k_h, v_h, attn_mask=~mask)

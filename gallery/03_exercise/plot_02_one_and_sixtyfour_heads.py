@@ -13,8 +13,10 @@ do.
 # %%
 # One head: d_k = 64
 # ------------------
+#
 # Splitting into one head only adds a head dimension of size 1: ``Q_heads`` is
 # ``(B, H, L, D) = (2, 1, 5, 64)`` and holds exactly ``Q``.
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -28,7 +30,14 @@ x = torch.randn(2, 5, 64, device=device)  # (B, L, E)
 
 torch.manual_seed(0)
 attn1 = mha.MultiHeadAttention(64, 1, batch_first=True, device=device)
-Q, K, V = (mha.project(x, w, b) for w, b in zip((attn1.q_weight, attn1.k_weight, attn1.v_weight), (attn1.q_bias, attn1.k_bias, attn1.v_bias), strict=True))  # (B, L, E)
+Q, K, V = (
+    mha.project(x, w, b)
+    for w, b in zip(
+        (attn1.q_weight, attn1.k_weight, attn1.v_weight),
+        (attn1.q_bias, attn1.k_bias, attn1.v_bias),
+        strict=True,
+    )
+)  # (B, L, E)
 
 Q_heads = mha.split_heads(Q, 1)  # (B, 1, L, E)
 assert Q_heads.shape == (2, 1, 5, 64)
@@ -37,9 +46,11 @@ assert torch.equal(Q_heads[:, 0], Q)
 # %%
 # One head is plain attention
 # ---------------------------
+#
 # So the single head is plain scaled dot-product attention on the full 64-wide ``Q``, ``K``
 # and ``V``, scaled by ``1 / sqrt(64)``, followed by ``W^O``. No split, no merge: the module's
 # output and weights are the same. Averaging the weights over one head changes nothing.
+
 weights_plain = torch.softmax(Q @ K.transpose(-2, -1) / 64**0.5, dim=-1)  # (B, L, S)
 out_plain = mha.project(weights_plain @ V, attn1.out_proj.weight, attn1.out_proj.bias)
 
@@ -54,12 +65,21 @@ print("1 head == plain attention:", tuple(out1.shape), tuple(weights1.shape))
 # %%
 # 64 heads: d_k = 1
 # -----------------
+#
 # Now each head gets one column of ``Q``, ``K`` and ``V``: ``(2, 64, 5, 1)``. The scale is
 # ``1 / sqrt(1) = 1``, so the default scale and ``scale=1.0`` give the same result.
+
 assert mha.check_heads(64, 64) == 1
 torch.manual_seed(0)
 attn64 = mha.MultiHeadAttention(64, 64, batch_first=True, device=device)
-Q, K, V = (mha.project(x, w, b) for w, b in zip((attn64.q_weight, attn64.k_weight, attn64.v_weight), (attn64.q_bias, attn64.k_bias, attn64.v_bias), strict=True))  # (B, L, E)
+Q, K, V = (
+    mha.project(x, w, b)
+    for w, b in zip(
+        (attn64.q_weight, attn64.k_weight, attn64.v_weight),
+        (attn64.q_bias, attn64.k_bias, attn64.v_bias),
+        strict=True,
+    )
+)  # (B, L, E)
 q, k, v = (mha.split_heads(t, 64) for t in (Q, K, V))  # (B, H, L, 1)
 assert q.shape == k.shape == v.shape == (2, 64, 5, 1)
 torch.testing.assert_close(q[:, 7, :, 0], Q[:, :, 7])  # head 7 is column 7
@@ -74,7 +94,9 @@ assert weights.shape == (2, 64, 5, 5)
 # %%
 # The modules agree
 # -----------------
+#
 # The module agrees, and so does PyTorch's module from the same seed.
+
 out64, weights64 = attn64(x, x, x, average_attn_weights=False)
 assert out64.shape == (2, 5, 64)
 assert weights64.shape == (2, 64, 5, 5)
@@ -92,9 +114,11 @@ print("64 heads:", tuple(out64.shape), tuple(weights64.shape))
 # %%
 # A score is a product of two scalars
 # -----------------------------------
+#
 # With ``d_k = 1`` the "dot product" of a query and a key is one multiplication:
 # ``score[i, j] = q_i * k_j``. The scores of a head are the outer product of its query column
 # and its key column.
+
 scores = q @ k.transpose(-2, -1)  # (B, H, L, S)
 outer = q[..., :, 0, None] * k[..., None, :, 0]  # (B, H, L, 1) * (B, H, 1, S)
 torch.testing.assert_close(scores, outer)
@@ -103,10 +127,12 @@ torch.testing.assert_close(torch.softmax(scores, dim=-1), weights)
 # %%
 # One number per key
 # ------------------
+#
 # Each row's softmax, ``exp(q_i k_j) / sum_j' exp(q_i k_j')``, depends on each key through
 # one number, ``k_j``; the query only sets the sign and sharpness. A query with ``q_i > 0``
 # puts its largest weight on the key with the largest ``k_j``; one with ``q_i < 0`` on the
 # key with the smallest. No head can pick out a key by anything but its rank along one axis.
+
 k_scalar = k[..., 0]  # (B, H, S)
 favourite = torch.where(
     q[..., 0, None] > 0,  # (B, H, L, 1)
@@ -124,9 +150,11 @@ print("every row's largest weight is on the key with the largest or smallest k_j
 # %%
 # The picture
 # -----------
+#
 # The picture: for one head, the weight each query gives to each key, against that key's
 # scalar ``k_j``. Every query's curve ``exp(q_i k_j) / Z_i`` rises with ``k_j`` when
 # ``q_i > 0`` and falls when ``q_i < 0``.
+
 head = 0
 k_head = k_scalar[0, head].detach().cpu()  # (S,)
 by_k = k_head.argsort()

@@ -14,8 +14,10 @@ with the same options.
 # %%
 # The key length: 5, 6, 7
 # ------------------------
+#
 # Four modules from the same seed, with neither, one or both options. Each option adds one
 # key, so the last dimension of the weights, ``S``, grows; the output stays ``(B, L, E)``.
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -41,17 +43,26 @@ for (bias_kv, zero_attn), s in expected_s.items():
 # %%
 # Both keys, by hand
 # ------------------
+#
 # With both options the module has two extra parameters, ``bias_k`` and ``bias_v`` of shape
 # ``(1, 1, E)``. The learned key and value are appended *after* the projection, before the
 # heads are split: key 5. The zero key and value are appended per head, after the split:
 # key 6. Then attention runs as usual over 7 keys.
+
 torch.manual_seed(0)
 attn = mha.MultiHeadAttention(
     64, 8, add_bias_kv=True, add_zero_attn=True, batch_first=True, device=device
 )
 assert attn.bias_k.shape == attn.bias_v.shape == (1, 1, 64)
 
-Q, K, V = (mha.project(x, w, b) for w, b in zip((attn.q_weight, attn.k_weight, attn.v_weight), (attn.q_bias, attn.k_bias, attn.v_bias), strict=True))  # (B, L, E)
+Q, K, V = (
+    mha.project(x, w, b)
+    for w, b in zip(
+        (attn.q_weight, attn.k_weight, attn.v_weight),
+        (attn.q_bias, attn.k_bias, attn.v_bias),
+        strict=True,
+    )
+)  # (B, L, E)
 K = torch.cat([K, attn.bias_k.expand(2, 1, 64)], dim=1)  # (B, S + 1, E)
 V = torch.cat([V, attn.bias_v.expand(2, 1, 64)], dim=1)  # (B, S + 1, E)
 q, k, v = (mha.split_heads(t, 8) for t in (Q, K, V))  # (B, H, L, D), (B, H, 6, D) x 2
@@ -71,11 +82,13 @@ torch.testing.assert_close(weights_module, weights)
 # %%
 # The zero key takes weight and gives nothing back
 # ------------------------------------------------
+#
 # The zero key's score is ``q . 0 = 0`` for every query, so its weight is
 # ``exp(0) / Z = 1 / Z``: never zero. Its value is zero, so it adds nothing to the context.
 # The other weights all shrink by the factor ``1 - w_zero``, and so does the context: the
 # context with the zero key is ``(1 - w_zero)`` times the context without it. Weight on the
 # zero key is a way for a query to attend to "nothing" and scale its output down.
+
 w_zero = weights[..., 6].detach()  # (B, H, L)
 assert w_zero.gt(0).all()
 
@@ -88,8 +101,10 @@ torch.testing.assert_close(weights[..., :6], (1 - w_zero[..., None]) * weights_n
 # %%
 # The row where the zero key weighs most
 # --------------------------------------
+#
 # The row where the zero key takes the most weight: its context vector is shorter than the
 # one without the zero key by exactly that fraction.
+
 b, h, i = (int(n) for n in torch.unravel_index(w_zero.argmax(), w_zero.shape))
 row = weights[b, h, i].detach().cpu()
 norm_with = float(context[b, h, i].detach().norm())
@@ -102,9 +117,11 @@ print(f"zero key weight {row[6]:.3f}: context norm {norm_without:.3f} -> {norm_w
 # %%
 # The learned key
 # ---------------
+#
 # The learned key works like any other key, except that it is the same for every sequence
 # in the batch: its score depends on the query only. A query that puts weight on it receives
 # that share of ``bias_v``. Each head sees its own 8-wide slice of ``bias_k``.
+
 w_bias = weights[..., 5].detach()  # (B, H, L)
 scores_bias = (q @ attn.bias_k.view(1, 8, 8, 1)) / 8**0.5  # (B, H, L, 1): q . bias_k per head
 scores_all = (q @ k.transpose(-2, -1)) / 8**0.5  # (B, H, L, 7)
@@ -115,9 +132,11 @@ print(f"largest weight on the learned key: {w_bias[b, h, i]:.3f} (batch {b}, hea
 # %%
 # PyTorch's module with the same options
 # --------------------------------------
+#
 # :meth:`~mha.MultiHeadAttention.from_torch` copies ``bias_k`` and ``bias_v`` too. Outputs
 # and weights agree, per head and averaged, and with a ``key_padding_mask`` ``(B, S)`` on the
 # 5 real keys (the extra keys are never padded).
+
 theirs = torch.nn.MultiheadAttention(
     64, 8, add_bias_kv=True, add_zero_attn=True, batch_first=True, device=device
 )
@@ -140,9 +159,11 @@ assert weights_padded[1, :, 5:].gt(0).all()  # the extra keys still get weight
 # %%
 # The extreme case: every real key padded
 # ---------------------------------------
+#
 # Without extra keys, a query whose every key is masked has no key to attend to and its
 # softmax gives NaN. With ``add_zero_attn`` it attends to the zero key with weight 1: the
 # context is zero and the output is just the output bias ``b_O``.
+
 theirs_zero = torch.nn.MultiheadAttention(
     64, 8, add_zero_attn=True, batch_first=True, device=device
 )
@@ -167,8 +188,10 @@ print("all keys padded: zero key weight 1, output = b_O; without it: NaN")
 # %%
 # The picture
 # -----------
+#
 # Left, the weights of the first sequence averaged over heads: five real keys, the learned
 # key and the zero key. Right, the weight each head gives the zero key, per query.
+
 labels = ["0", "1", "2", "3", "4", "bias", "zero"]
 fig, (ax_avg, ax_zero) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
 image = ax_avg.imshow(weights[0].mean(0).detach().cpu(), vmin=0, cmap="viridis")

@@ -12,8 +12,10 @@ check type and message, and build the module again with a head count that divide
 # %%
 # PyTorch's error
 # ---------------
+#
 # :class:`torch.nn.MultiheadAttention` checks ``head_dim * num_heads == embed_dim`` in its
 # constructor. The message states the rule, not the numbers that broke it.
+
 import torch
 
 import mha
@@ -29,16 +31,19 @@ else:
     raise RuntimeError("expected torch.nn.MultiheadAttention(64, 6) to raise")
 
 assert type(torch_error) is AssertionError
-assert str(torch_error) == "embed_dim must be divisible by num_heads"
+assert "embed_dim must be divisible by num_heads" in str(torch_error)
 print(f"{type(torch_error).__name__}: {torch_error}")
 
 # %%
 # Our error
 # ---------
+#
 # :class:`mha.MultiHeadAttention` runs :func:`mha.check_heads` first. Wrong user input is a
 # ``ValueError`` (an ``assert`` is for bugs in the code, not for arguments), and the message
 # says what was expected, what was received (``64 / 6 = 10.67``, not a whole number) and
-# which head counts divide 64.
+# which head counts divide 64. It is also an ``AssertionError``, so code written for
+# PyTorch's ``except AssertionError:`` still catches it.
+
 try:
     mha.MultiHeadAttention(64, 6, device=device)
 except ValueError as err:
@@ -46,7 +51,8 @@ except ValueError as err:
 else:
     raise RuntimeError("expected mha.MultiHeadAttention(64, 6) to raise")
 
-assert type(our_error) is ValueError
+assert isinstance(our_error, ValueError)
+assert isinstance(our_error, AssertionError)  # caught by code written for PyTorch
 assert str(our_error) == (
     "embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 "
     "(64 / 6 = 10.67); head counts that divide 64: 1, 2, 4, 8, 16, 32, 64"
@@ -56,9 +62,11 @@ print(f"{type(our_error).__name__}: {our_error}")
 # %%
 # Check the head count before building
 # ------------------------------------
+#
 # :func:`mha.check_heads` is the same check as a function: it returns the head width ``D``
 # for a valid pair and raises the same ``ValueError`` otherwise. The valid head counts for
 # ``E = 64`` are exactly its divisors.
+
 valid = []
 for num_heads in range(1, 65):
     try:
@@ -75,9 +83,11 @@ print("head counts that divide 64:", valid)
 # %%
 # The fix: a head count that divides the width
 # --------------------------------------------
+#
 # With 8 heads of width 8 (the lesson's sizes) both modules build, and from the same seed
 # they hold the same parameters and give the same output. Keeping 6 heads would instead
 # need a width that 6 divides, such as ``E = 60`` or ``E = 96``.
+
 torch.manual_seed(0)
 theirs = torch.nn.MultiheadAttention(64, 8, batch_first=True, device=device)
 torch.manual_seed(0)

@@ -13,8 +13,10 @@ which names the dimension and the head counts that fit.
 # %%
 # The mistake: a projection to the wrong width
 # --------------------------------------------
+#
 # The projection was built as ``nn.Linear(64, 60)``, so ``q`` is ``(2, 5, 60)``: 600
 # numbers. The hard-coded view asks for ``2 * 5 * 8 * 8 = 640`` of them.
+
 import torch
 
 import mha
@@ -35,14 +37,16 @@ else:
     raise AssertionError("expected view(2, 5, 8, 8) of 600 numbers to raise")
 
 assert type(view_error) is RuntimeError
-assert str(view_error) == "shape '[2, 5, 8, 8]' is invalid for input of size 600"
+assert "shape '[2, 5, 8, 8]' is invalid for input of size 600" in str(view_error)
 print(f"{type(view_error).__name__}: {view_error}")
 
 # %%
 # The same error from a wrong head count
 # --------------------------------------
+#
 # The width is right (64) but the head count changed to 6 while ``D = 8`` stayed written
 # out: ``2 * 5 * 6 * 8 = 480`` numbers asked for, 640 given.
+
 q = torch.nn.Linear(64, 64, device=device)(x)  # (B, L, E) = (2, 5, 64)
 try:
     q.view(2, 5, 6, 8)
@@ -51,16 +55,18 @@ except RuntimeError as err:
 else:
     raise AssertionError("expected view(2, 5, 6, 8) of 640 numbers to raise")
 
-assert str(heads_error) == "shape '[2, 5, 6, 8]' is invalid for input of size 640"
+assert "shape '[2, 5, 6, 8]' is invalid for input of size 640" in str(heads_error)
 print(f"{type(heads_error).__name__}: {heads_error}")
 
 # %%
 # The fix: read the sizes, let -1 infer the head width
 # ----------------------------------------------------
+#
 # Take ``B, L, E`` from the tensor and write ``view(B, L, H, -1)``: ``-1`` stands for the one
 # size that makes the element count match, here ``D = E / H``. ``B`` and ``L`` are fixed, so
 # the only size left to infer is the head width. The result is the first step of
 # :func:`mha.split_heads` (which then transposes to ``(B, H, L, D)``).
+
 B, L, E = q.shape
 H = 8
 q_heads = q.view(B, L, H, -1)  # (B, L, H, D)
@@ -75,9 +81,11 @@ print("view(B, L, 8, -1):", tuple(q_heads.shape), " view(B, L, 4, -1):", tuple(q
 # %%
 # When -1 still fails
 # -------------------
+#
 # ``-1`` can only infer a whole number. With 60 features and 8 heads there is none
 # (``600 / (2 * 5 * 8) = 7.5``), so the same ``RuntimeError`` comes back, now with ``-1`` in
 # the shape. The fix there is the width or the head count, not the view.
+
 q60 = wrong_proj(x)  # (2, 5, 60)
 B, L, E = q60.shape
 try:
@@ -87,16 +95,18 @@ except RuntimeError as err:
 else:
     raise AssertionError("expected view(2, 5, 8, -1) of 600 numbers to raise")
 
-assert str(infer_error) == "shape '[2, 5, 8, -1]' is invalid for input of size 600"
+assert "shape '[2, 5, 8, -1]' is invalid for input of size 600" in str(infer_error)
 print(f"{type(infer_error).__name__}: {infer_error}")
 
 # %%
 # -1 in the wrong place hides the mistake
 # ---------------------------------------
+#
 # ``view(B, -1, H, D)`` with ``H`` and ``D`` written out infers the *sequence length*
 # instead. It is right for a correct tensor, but on a tensor of width 128 it succeeds with
 # ``L = 10``: each token's 128 features are cut into two "tokens" of 64, and no error ever
 # comes. Put ``-1`` on the dimension being split, and take the others from ``x.shape``.
+
 q_good = q.view(B, -1, 8, 8)
 assert q_good.shape == (2, 5, 8, 8)
 
@@ -109,8 +119,10 @@ print("view(B, -1, 8, 8) of (2, 5, 128):", tuple(q_bad.shape), "- no error")
 # %%
 # The package's error
 # -------------------
+#
 # :func:`mha.split_heads` checks the width before viewing and raises a ``ValueError`` that
 # names the argument, the shape received and the head counts that would divide it.
+
 try:
     mha.split_heads(q60, 8)
 except ValueError as err:
@@ -123,13 +135,16 @@ assert message.startswith(
     "split_heads expected the last dimension of x to be divisible by num_heads=8, "
     "got x of shape (2, 5, 60)"
 )
-assert "head count that divides 60: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60" in message
+assert "head counts that divide 60: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60" in message
+assert isinstance(split_error, RuntimeError)  # also caught as PyTorch's view error
 print(f"{type(split_error).__name__}: {split_error}")
 
 # %%
 # The fix for the width: project to E = H * D
 # -------------------------------------------
+#
 # Projecting to 64 features (or choosing 6 or 10 heads for 60) makes the split work.
+
 right_proj = torch.nn.Linear(64, 64, device=device)
 heads_64 = mha.split_heads(right_proj(x), 8)  # (B, H, L, D)
 heads_60 = mha.split_heads(q60, 6)  # (B, H, L, D)

@@ -14,8 +14,10 @@ We show the silent case, the leak across the batch, both errors, and the two fix
 # %%
 # Two modules with the same parameters
 # ------------------------------------
+#
 # Built from the same seed, one with the default ``batch_first=False``, one with
 # ``batch_first=True``. The data is batch first: ``(B, L, E) = (2, 5, 64)``.
+
 import torch
 
 import mha
@@ -34,9 +36,11 @@ x = torch.randn(2, 5, 64, device=device)  # (B, L, E)
 # %%
 # Self-attention: it runs, and the result is wrong
 # ------------------------------------------------
+#
 # The wrong module sees ``L = 2`` and ``B = 5``. The output has the input's shape, so
 # nothing looks amiss, but the averaged weights give it away: ``(5, 2, 2)``, five batches of
 # 2-by-2 attention, instead of ``(B, L, S) = (2, 5, 5)``. The outputs differ.
+
 out_wrong, weights_wrong = wrong(x, x, x)
 out_right, weights_right = right(x, x, x)
 
@@ -52,11 +56,13 @@ print("largest difference of the outputs:", f"{(out_wrong - out_right).abs().max
 # %%
 # The leak: one sequence changes another's output
 # -----------------------------------------------
+#
 # With the wrong layout, position ``i`` of every sequence forms one "sequence" of length 2:
-# token ``i`` of sequence 0 attends to token ``i`` of sequence 1 and to nothing else.
+# token ``i`` of sequence 0 attends to itself and to token ``i`` of sequence 1, nothing else.
 # Changing only token 3 of sequence 1 therefore changes token 3 of sequence 0, and no other
 # token of sequence 0. With the right layout sequence 0 does not move at all, while every
 # token of sequence 1 does (they all attend to token 3).
+
 x_changed = x.clone()
 x_changed[1, 3] = torch.randn(64, device=device)  # only token 3 of batch element 1
 
@@ -76,8 +82,10 @@ print("batch_first=True,  change of sequence 0: none")
 # %%
 # Our module is fooled the same way
 # ---------------------------------
+#
 # No check can catch this case: 5 sequences of length 2 is a valid input.
 # :class:`mha.MultiHeadAttention` with the same parameters returns the same wrong result.
+
 ours_wrong = mha.MultiHeadAttention.from_torch(wrong)
 out_ours_wrong, _ = ours_wrong(x, x, x)
 torch.testing.assert_close(out_ours_wrong, out_wrong)
@@ -85,9 +93,11 @@ torch.testing.assert_close(out_ours_wrong, out_wrong)
 # %%
 # Cross-attention: PyTorch's error
 # --------------------------------
+#
 # Queries of length 5 attend to a memory of length 7. Read as ``(L, B, E)``, the query has
 # batch 5 and the memory batch 7; PyTorch fails deep inside, reshaping the keys for the
 # heads (``2 * 7 * 64 = 896`` numbers into ``(2, 5 * 8, 8)``).
+
 memory = torch.randn(2, 7, 64, device=device)  # (B, S, E)
 try:
     wrong(x, memory, memory)
@@ -97,13 +107,15 @@ else:
     raise AssertionError("expected cross-attention with batch_first=False to raise")
 
 assert type(torch_cross_error) is RuntimeError
-assert str(torch_cross_error) == "shape '[2, 40, 8]' is invalid for input of size 896"
+assert "shape '[2, 40, 8]' is invalid for input of size 896" in str(torch_cross_error)
 print(f"{type(torch_cross_error).__name__}: {torch_cross_error}")
 
 # %%
 # A key padding mask: PyTorch's error
 # -----------------------------------
+#
 # The mask is ``(B, S) = (2, 5)``, as it should be, but the module thinks ``B = 5``.
+
 padding = torch.zeros(2, 5, dtype=torch.bool, device=device)  # (B, S), True = ignore
 padding[1, 3:] = True  # the second sequence has 3 real tokens
 try:
@@ -113,15 +125,17 @@ except AssertionError as err:
 else:
     raise AssertionError("expected a (B, S) mask with batch_first=False to raise")
 
-assert str(torch_mask_error) == "Expected key_padded_mask.shape[0] to be 5, but got 2"
+assert "Expected key_padded_mask.shape[0] to be 5, but got 2" in str(torch_mask_error)
 print(f"{type(torch_mask_error).__name__}: {torch_mask_error}")
 
 # %%
 # Our errors name batch_first
 # ---------------------------
+#
 # :class:`mha.MultiHeadAttention` checks the inputs before computing. When they do not fit
 # the module's layout but would fit the other one, the ``ValueError`` says so and names
 # both fixes.
+
 fix_hint = (
     "with batch_first=False the batch is dimension 1 of (L, B, E), but the inputs fit "
     "batch_first=True: construct the module with batch_first=True or transpose the inputs"
@@ -143,7 +157,9 @@ for name, call in (
 # %%
 # Fix 1: batch_first=True
 # -----------------------
+#
 # The module built with ``batch_first=True`` takes the data as it is, in every case.
+
 out_cross, _ = right(x, memory, memory)
 out_masked, _ = right(x, x, x, key_padding_mask=padding)
 assert out_cross.shape == out_masked.shape == (2, 5, 64)
@@ -154,8 +170,10 @@ torch.testing.assert_close(ours_right(x, x, x, key_padding_mask=padding)[0], out
 # %%
 # Fix 2: transpose to (L, B, E) and back
 # --------------------------------------
+#
 # Keeping ``batch_first=False``, swap the first two dimensions going in and coming out.
 # The results equal those of the ``batch_first=True`` module.
+
 x_lbe = x.transpose(0, 1)  # (L, B, E) = (5, 2, 64)
 memory_sbe = memory.transpose(0, 1)  # (S, B, E) = (7, 2, 64)
 

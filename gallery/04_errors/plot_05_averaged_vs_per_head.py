@@ -13,7 +13,9 @@ error for ``h < 5``: it gets the averaged row of *query* ``h``, not head ``h``. 
 # %%
 # The default: weights averaged over heads
 # ----------------------------------------
+#
 # The lesson's module and input. The weights are ``(B, L, S)``: no head dimension.
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -36,10 +38,12 @@ print("averaged:", tuple(weights_avg.shape), " per head:", tuple(weights_per_hea
 # %%
 # The mistake: weights[:, 1] is not head 1
 # ----------------------------------------
+#
 # On the averaged tensor, dimension 1 is the query position ``L``. ``weights_avg[:, 1]`` is
 # therefore ``(B, S) = (2, 5)``: for every sequence, how query 1 attends, averaged over the
 # heads. Head 1's matrix is ``weights_per_head[:, 1]``, ``(B, L, S) = (2, 5, 5)``; even its
 # row for query 1 is a different set of numbers.
+
 not_head_1 = weights_avg[:, 1]
 head_1 = weights_per_head[:, 1]
 
@@ -53,8 +57,10 @@ print("weights_per_head[0, 1, 1] (head 1, query 1):     ", head_1[0, 1].detach()
 # %%
 # The error appears only past the sequence length
 # -----------------------------------------------
+#
 # With 8 heads and 5 tokens, a loop over heads runs silently for ``h = 0 .. 4`` and fails at
 # ``h = 5``: the averaged tensor has only 5 entries in dimension 1.
+
 try:
     for h in range(8):
         weights_avg[:, h]
@@ -64,14 +70,16 @@ else:
     raise AssertionError("expected weights_avg[:, 5] to raise")
 
 assert h == 5
-assert str(index_error) == "index 5 is out of bounds for dimension 1 with size 5"
+assert "index 5 is out of bounds for dimension 1 with size 5" in str(index_error)
 print(f"h = {h}: {type(index_error).__name__}: {index_error}")
 
 # %%
 # The fix: average_attn_weights=False
 # -----------------------------------
+#
 # Ask for per-head weights and index the head dimension; every head's rows sum to 1.
 # PyTorch's module returns the same tensors with the same flag.
+
 per_head_rows = weights_per_head.sum(dim=-1)  # (B, H, L)
 torch.testing.assert_close(per_head_rows, torch.ones(2, 8, 5, device=device))
 for h in range(8):
@@ -86,8 +94,10 @@ torch.testing.assert_close(per_head_theirs, weights_per_head)
 # %%
 # Picture
 # -------
+#
 # Sequence 0: the averaged matrix with its row for query 1 outlined (what
 # ``weights_avg[0, 1]`` is), next to head 1's own matrix (what was wanted).
+
 fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
 panels = [
     ("weights_avg[0]: mean of 8 heads", weights_avg[0]),

@@ -14,9 +14,11 @@ scrambled heads is wrong: a token can no longer see most of the sequence.
 # %%
 # Tag every slice with its token and head
 # ---------------------------------------
+#
 # In the lesson's ``(B, L, E) = (2, 5, 64)`` tensor, features ``8 h .. 8 h + 7`` of token
 # ``t`` belong to head ``h``. We fill them with the number ``10 t + h`` so that, after any
 # view, each 8-number slice tells where it came from.
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -35,7 +37,9 @@ assert tags[0, 3, 8 * 2] == 32  # token 3, head 2
 # %%
 # The wrong split and the right one
 # ---------------------------------
+#
 # Both have shape ``(B, H, L, D)``; only one is correct.
+
 wrong = tags.view(B, H, L, D)  # no transpose
 right = mha.split_heads(tags, H)  # view (B, L, H, D), then transpose
 assert wrong.shape == right.shape == (2, 8, 5, 8)
@@ -49,9 +53,11 @@ for w in (wrong, right):  # each 8-number slice holds one tag
 # %%
 # Where every slice ends up
 # -------------------------
+#
 # Correct: position ``l`` of head ``h`` is token ``l``'s slice ``h``. Wrong: ``view`` fills
 # ``(H, L)`` in memory order, so position ``l`` of "head" ``h`` is slice number ``5 h + l``
 # of the flat sequence, that is token ``(5 h + l) // 8`` and head ``(5 h + l) % 8``.
+
 for h in range(H):
     for pos in range(L):
         assert right_tags[h, pos] == 10 * pos + h
@@ -72,10 +78,12 @@ for h in range(H):
 # %%
 # What the scrambled heads contain
 # --------------------------------
+#
 # Wrong "head" 0 holds five slices of token 0 alone (its heads 0 to 4): as a sequence of
 # length 5 it has one token in it. "Head" 1 holds token 0's heads 5, 6, 7 and token 1's heads
 # 0, 1: two tokens, five different head slices. Four of the eight wrong heads mix two tokens;
 # none holds all five tokens, as every correct head does.
+
 wrong_tokens = wrong_tags // 10  # (H, L)
 assert wrong_tags[0].tolist() == [0, 1, 2, 3, 4]  # t0h0 .. t0h4
 assert wrong_tags[1].tolist() == [5, 6, 7, 10, 11]  # t0h5 t0h6 t0h7 t1h0 t1h1
@@ -88,9 +96,11 @@ print("tokens in each wrong head:", tokens_per_head)
 # %%
 # Attention on the scrambled heads
 # --------------------------------
+#
 # The full computation with the same projections, once with :func:`mha.split_heads` and
 # :func:`mha.merge_heads`, once with the transpose-free views both ways (so that the shapes
 # come back right). The outputs differ.
+
 w_q, w_k, w_v = torch.randn(3, E, E, device=device) / E**0.5
 x = torch.randn(B, L, E, device=device)  # (B, L, E)
 
@@ -117,10 +127,12 @@ print(f"largest difference of the outputs: {(out_right - out_wrong).abs().max():
 # %%
 # Token 0 no longer sees the sequence
 # -----------------------------------
+#
 # Token 0's output is the first 64 numbers of the context: wrong heads 0 and 1 (positions
 # 0 to 4 and 0 to 2), which contain only tokens 0 and 1. Changing tokens 2, 3 and 4
 # therefore leaves token 0's output unchanged in the wrong version, while in the correct one
 # every token attends to every other and token 0's output moves.
+
 x_changed = x.clone()
 x_changed[:, 2:] = torch.randn(B, L - 2, E, device=device)  # tokens 2, 3, 4 change
 
@@ -131,8 +143,10 @@ print("wrong: token 0 unchanged when tokens 2, 3, 4 change; right: token 0 chang
 # %%
 # Picture
 # -------
+#
 # Batch element 0: which token fills each (head, position) slot, labelled with its
 # ``(token, head)`` tag.
+
 fig, axes = plt.subplots(1, 2, figsize=(6.4, 4.2), layout="constrained", sharey=True)
 panels = [("mha.split_heads(x, 8)", right_tags), ("x.view(B, H, L, D)", wrong_tags)]
 for ax, (title, tag_grid) in zip(axes, panels, strict=True):

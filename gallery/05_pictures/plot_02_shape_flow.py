@@ -157,5 +157,4 @@ assert boxes[-1].get_label() == "output (2, 5, 64)"
 assert "K (2, 7, 64)" in [box.get_label() for box in boxes]
 
 # %%
-# Functions used: :func:`mha.trace_shapes`, :func:`mha.format_shape_table`,
-# :class:`mha.ShapeStep`.
+# Functions used: :func:`mha.trace_shapes`, :func:`mha.format_shape_table`.

@@ -14,8 +14,10 @@ magnitude; with the scale all three stay flat.
 # %%
 # Setup
 # -----
+#
 # Queries and keys are drawn with independent, unit-variance entries, the assumption of the
 # paper's footnote. Each measurement averages many independent draws.
+
 import math
 
 import matplotlib.pyplot as plt
@@ -31,11 +33,13 @@ print("d_k:", dims)
 # %%
 # The variance of q . k is d_k
 # ----------------------------
+#
 # :math:`q \cdot k = \sum_i q_i k_i` is a sum of :math:`d_k` independent products of mean 0
 # and variance 1, so its variance is :math:`d_k`. We draw 20,000 pairs per :math:`d_k` and
 # compare the measured variance with :math:`d_k`: the ratio stays within 10 % of 1 (the
 # sampling error at this size is about 2 %). Divided by :math:`\sqrt{d_k}`, the variance is 1
 # for every :math:`d_k`.
+
 n_pairs = 20_000
 variance, variance_scaled = [], []
 for d_k in dims:
@@ -54,6 +58,7 @@ assert all(0.9 < v < 1.1 for v in variance_scaled), variance_scaled
 # %%
 # The softmax saturates without the scale
 # ---------------------------------------
+#
 # One query attends over ``S = 8`` random keys, 4,000 times per :math:`d_k`, through
 # :func:`mha.scaled_dot_product_attention` with its default scale :math:`1/\sqrt{d_k}` and
 # with ``scale=1.0`` (no scaling). We record the largest attention weight of each row and the
@@ -63,6 +68,7 @@ assert all(0.9 < v < 1.1 for v in variance_scaled), variance_scaled
 # We report medians over the rows: rows whose two largest scores happen to be nearly equal
 # keep a gradient at any :math:`d_k`, and these rare rows carry the *mean*; the median is the
 # typical row.
+
 n_rows, n_keys = 4_000, 8
 stats = {"scaled": [], "unscaled": []}
 for d_k in dims:
@@ -117,11 +123,13 @@ assert max(scaled_entropy) - min(scaled_entropy) < 0.25, scaled_entropy
 # %%
 # The gradient vanishes without the scale
 # ---------------------------------------
+#
 # The loss is a fixed random linear function of the weights, so the gradient measures only
 # how much the softmax lets through. Through a saturated softmax almost nothing reaches
 # :math:`q` and :math:`k`: the unscaled median gradient rises at first (larger scores), peaks,
 # then falls by more than two orders of magnitude by :math:`d_k = 512`. The scaled one stays
 # within a factor of 2 over the whole range.
+
 grad_scaled = column("scaled", "grad_q")
 grad_unscaled = column("unscaled", "grad_q")
 for d_k, gs, gu, gk in zip(
@@ -143,10 +151,12 @@ assert max(grad_scaled) / min(grad_scaled) < 2
 # %%
 # All three curves
 # ----------------
+#
 # **Figure.** Left: measured variance of :math:`q \cdot k` on the line :math:`d_k` (dashed),
 # and 1 after scaling. Middle: median largest attention weight; the unscaled curve climbs to
 # 1 (a one-hot softmax) while the scaled one stays flat. Right: median gradient norm reaching
 # the query, on a log scale; look at the unscaled curve falling off after its peak.
+
 fig, axes = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
 ax = axes[0]
 ax.loglog(dims, variance, "o-", label=r"$q \cdot k$ (measured)")

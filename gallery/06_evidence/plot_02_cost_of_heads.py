@@ -15,9 +15,11 @@ counting parameters on :class:`mha.MultiHeadAttention` and
 # %%
 # Setup
 # -----
+#
 # Batch 2 and sequences of 16 tokens (self-attention, so ``L = S = 16``). For each
 # ``d_model`` we try every divisor as the head count, from one head of width ``d_model`` to
 # ``d_model`` heads of width 1.
+
 import itertools
 
 import matplotlib.pyplot as plt
@@ -41,11 +43,13 @@ print({E: divisors(E) for E in widths})
 # %%
 # Measure every configuration
 # ---------------------------
+#
 # For each ``(d_model, H)``: the parameter count of both modules, the FLOPs PyTorch counts
 # while our module runs its explicit path (``need_weights=True``), split into the batched
 # products ``bmm`` (scores and weighted sum) and the rest (the four projections), and the
 # number of elements of the returned per-head weights. Each is asserted equal to its formula
 # in :mod:`mha.cost`.
+
 rows = []
 for E in widths:
     x = torch.randn(B, L, E, device=device)
@@ -80,10 +84,12 @@ for E in widths:
 # %%
 # The table
 # ---------
+#
 # Parameters and FLOPs are one number per ``d_model`` whatever ``H`` is; the attention
 # FLOPs (``Q K^T`` and ``weights @ V``) are ``2 * 2 * B * L * S * d_model`` for every ``H``,
 # because the ``H`` products of width ``D`` add up to one of width ``H * D = d_model``. The
 # weight memory doubles each time ``H`` doubles.
+
 print(f"{'d_model':>7} {'H':>4} {'D':>4} {'params':>9} {'FLOPs':>11} {'attend':>9} {'weights':>8}")
 for r in rows:
     print(
@@ -101,12 +107,14 @@ for E in widths:
 # %%
 # The nuance: memory of the weights
 # ---------------------------------
+#
 # FLOPs stay flat, but the explicit path stores the scores and the weights as
 # ``(B, H, L, S)`` tensors. At ``d_model = 512`` with 512 heads of width 1 they take 512
 # times the memory of one head, while the work is the same. For long sequences this
 # ``L * S`` term per head dominates, which is why fused kernels
 # (:func:`torch.nn.functional.scaled_dot_product_attention`, ``need_weights=False``) never
 # store the weights.
+
 E = 512
 one, many = rows[len(divisors(64))], rows[-1]
 assert (one["E"], one["H"], many["E"], many["H"]) == (E, 1, E, E)
@@ -118,11 +126,13 @@ for n_tokens in (16, 1024, 8192):
 # %%
 # Figure
 # ------
+#
 # **Figure.** For each ``d_model`` (one colour): left, the parameter count; middle, the
 # matrix-multiply FLOPs of one forward pass; right, the number of attention-weight elements,
 # against the head count on log axes. Look at the flat lines on the left and in the middle
 # and the line of slope 1 on the right, the same for both widths: the weight memory depends
 # on ``B``, ``H``, ``L`` and ``S``, not on ``d_model``.
+
 fig, axes = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
 for E, marker in zip(widths, "os", strict=True):
     mine = [r for r in rows if r["E"] == E]

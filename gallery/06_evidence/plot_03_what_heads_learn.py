@@ -14,11 +14,13 @@ head of the same width, trained the same way, cannot hold both relations as well
 # %%
 # The task
 # --------
+#
 # Sequences of ``T = 8`` tokens drawn uniformly from a vocabulary of 16. At position ``t``
 # the readout gives two sets of 16 logits: one must name ``x[t - 1]`` ("previous"), the
 # other ``x[0]`` ("first"). Attention is causal, so position ``t`` sees positions
 # ``0 .. t``; we score positions ``t >= 2``, where the two relations point at different keys.
 # Guessing scores a cross-entropy of ``log 16 = 2.77`` and an accuracy of ``1/16``.
+
 import copy
 import math
 
@@ -52,6 +54,7 @@ print(targets(x)["previous"][0], targets(x)["first"][0])
 # %%
 # The model
 # ---------
+#
 # Token embedding plus position embedding, one multi-head attention layer with a causal mask,
 # and a linear readout of the attention output (no residual path: every bit of information
 # about other positions has to come through the heads).
@@ -122,8 +125,10 @@ untrained = copy.deepcopy(model).eval()
 # %%
 # Before training: attention is spread out
 # ----------------------------------------
+#
 # With random parameters the scores are small, so each query spreads its weight over the
 # ``t + 1`` keys it may see: neither head prefers ``t - 1`` or position 0.
+
 with torch.no_grad():
     _, weights_before = untrained(test)
 mass_before = attention_mass(weights_before)
@@ -138,9 +143,11 @@ assert all(m.max() < 0.4 for m in mass_before.values())
 # %%
 # Train
 # -----
+#
 # 150 steps of Adam on batches of 64 fresh sequences. We tried seeds 0 to 7 of this setup: in
 # every one the two heads split the relations between them, and the assertions below hold
 # for all of them (which head takes which relation changes with the seed).
+
 model, curve_two = train(model)
 with torch.no_grad():
     logits, weights_after = model(test)
@@ -152,9 +159,11 @@ assert all(accuracy > 0.99 and loss < 0.05 for loss, accuracy in scores.values()
 # %%
 # After training: one head per relation
 # -------------------------------------
+#
 # The attention mass of each head on key ``t - 1`` and on key 0. Each head now puts almost all
 # of its weight on one relation and almost none on the other, and the two heads chose
 # different relations.
+
 mass_after = attention_mass(weights_after)
 specialty = {}
 for h in range(2):
@@ -170,6 +179,7 @@ assert set(specialty.values()) == set(RELATIONS)
 # key position across, one column per head. Top: before training, a smooth causal triangle.
 # Bottom: after training, one head is a sub-diagonal (``t - 1``), the other the first column
 # (position 0).
+
 fig, axes = plt.subplots(2, 2, figsize=(7, 6.5), layout="constrained")
 for row, (label, w) in enumerate((("before", weights_before), ("after", weights_after))):
     for h in range(2):
@@ -181,10 +191,12 @@ fig.colorbar(image, ax=axes, shrink=0.8, label="mean attention weight")
 # %%
 # Ablation: remove one head at a time
 # -----------------------------------
+#
 # To remove head ``h`` we zero its ``D``-wide slice of the concatenated heads, just before
 # the output projection ``W^O``. We rebuild the forward pass from the lesson's steps to do it,
 # and check first that with nothing removed it is the module's own output, and that removing a
 # head is the same as zeroing that head's ``D`` columns of ``W^O``.
+
 attn = model.attn
 D = attn.head_dim
 not_blocked = ~model.mask  # True = may attend: the convention of scaled_dot_product_attention
@@ -217,9 +229,11 @@ with torch.no_grad():
 # %%
 # Each head carries one relation
 # ------------------------------
+#
 # Without the head that looks at ``t - 1``, the "previous" loss jumps above chance
 # (``log 16 = 2.77``) and its accuracy falls to guessing, while "first" stays perfect; and the
 # other way round. So the two heads carry different relations, each needed for its own.
+
 ablation = {h: evaluate(ablated[h], test) for h in range(2)}
 print(f"{'removed':>9} | {'previous loss / acc':>20} | {'first loss / acc':>17}")
 print(
@@ -239,6 +253,7 @@ for h, relation in specialty.items():
 # %%
 # **Figure.** Test loss per relation with nothing removed and with each head removed; the
 # dashed line is the loss of guessing. Look at which bar jumps for each removed head.
+
 fig, ax = plt.subplots(figsize=(6.5, 3.5), layout="constrained")
 conditions = {"none": scores, "head 0": ablation[0], "head 1": ablation[1]}
 for i, relation in enumerate(RELATIONS):
@@ -253,11 +268,13 @@ ax.legend()
 # %%
 # One head of the same width
 # --------------------------
+#
 # The same model with one head of width 32, trained with the same seed, steps and data. A
 # single softmax must either pick one relation or share its weight between the two keys, and
 # a shared weight mixes the two tokens. Over seeds 0 to 7 it shared its weight (0.42 to 0.47
 # on each key) and reached 72 % to 93 % accuracy per relation, never above 86 % on its worse
 # one; its total test loss stayed between 0.6 and 1.2 while two heads went below 0.001.
+
 torch.manual_seed(0)
 one_head, curve_one = train(TwoRelations(num_heads=1))
 with torch.no_grad():
@@ -278,6 +295,7 @@ assert min(mass_one["previous"][0], mass_one["first"][0]) > 0.3  # shared, not c
 # %%
 # **Figure.** Training loss (sum over both relations) per step. Look at where each curve
 # ends: two heads reach zero, one head stalls.
+
 fig, ax = plt.subplots(figsize=(6.5, 3.5), layout="constrained")
 ax.semilogy(curve_two, label="2 heads of width 16")
 ax.semilogy(curve_one, label="1 head of width 32")

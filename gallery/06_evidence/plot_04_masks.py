@@ -16,9 +16,11 @@ fixed.
 # %%
 # Setup
 # -----
+#
 # The lesson's sizes: batch 2, sequences of 5 tokens, ``d_model = 64``, 8 heads. The same
 # seed gives PyTorch's module and ours the same parameters. The second sequence is *left*
 # padded: its first two tokens are padding, as in batched generation.
+
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
@@ -42,11 +44,13 @@ print(causal)
 # %%
 # How the two masks broadcast
 # ---------------------------
+#
 # Both modules turn a boolean mask into ``-inf`` where it is ``True`` and ``0`` elsewhere,
 # then add it to the ``(B, H, L, S)`` scores. ``key_padding_mask`` is per batch item and per
 # key: it becomes ``(B, 1, 1, S)``, the same for every head and every query. ``attn_mask`` of
 # shape ``(L, S)`` is per query and key: it becomes ``(1, 1, L, S)``, the same for every batch
 # item and head. Their sum broadcasts to ``(B, 1, L, S)``.
+
 pad_add = mha.additive_mask(padding, x.dtype)[:, None, None, :]  # (B, 1, 1, S)
 causal_add = mha.additive_mask(causal, x.dtype)[None, None]  # (1, 1, L, S)
 combined = pad_add + causal_add  # (B, 1, L, S)
@@ -68,10 +72,12 @@ print(combined[1, 0])
 # %%
 # The modules apply exactly that mask
 # -----------------------------------
+#
 # Run both modules with the two masks and compare their per-head weights with attention
 # computed from our hand-built mask: the same numbers, and exact zeros wherever the mask is
 # ``-inf``. (Rows 0 and 1 of the second item are NaN: those queries have no key left. We
 # come back to them below and leave them out here.)
+
 kwargs = {"key_padding_mask": padding, "attn_mask": causal, "average_attn_weights": False}
 with torch.no_grad():
     out_theirs, w_theirs = theirs(x, x, x, **kwargs)  # (B, L, E), (B, H, L, S)
@@ -93,10 +99,12 @@ print(f"queries with no key left: {(~has_key[:, 0]).nonzero().tolist()}  (batch,
 # %%
 # A different mask per head: ``(B*H, L, S)``
 # ------------------------------------------
+#
 # A 3-D ``attn_mask`` gives every (batch item, head) pair its own mask. Its first dimension is
 # batch-major: row ``b * H + h`` belongs to item ``b``, head ``h``, so ``view(B, H, L, S)``
 # recovers the pairs. Here head ``h`` may look back at most ``h`` positions (a causal window
 # of width ``h + 1``), the same for both items.
+
 i, j = torch.arange(L, device=device)[:, None], torch.arange(S, device=device)[None, :]
 windows = torch.stack([(j > i) | (j < i - h) for h in range(H)])  # (H, L, S), True = blocked
 per_head = windows.repeat(B, 1, 1)  # (B*H, L, S), row b*H + h is windows[h]
@@ -117,6 +125,7 @@ assert (w_theirs3[~per_head.view(B, H, L, S)] > 0).all()  # every allowed pair g
 # **Figure.** Top row: the combined padding + causal mask of each batch item (dark =
 # blocked); in item 1 the first two columns are padding, so queries 0 and 1 have nothing
 # left. Bottom row: the per-head windows of heads 0, 1 and 3 from the ``(B*H, L, S)`` mask.
+
 fig, axes = plt.subplots(2, 3, figsize=(9, 6), layout="constrained")
 panels = [
     (combined[0, 0] == 0, "item 0: causal + padding"),
@@ -133,10 +142,12 @@ for ax, (allowed, title) in zip(axes.flat, panels, strict=True):
 # %%
 # The polarity trap
 # -----------------
+#
 # A lower-triangular ``True`` mask is the right causal mask for
 # :func:`torch.nn.functional.scaled_dot_product_attention` (``True`` = may attend). Given to
 # ``nn.MultiheadAttention``, where ``True`` = blocked, it does the opposite: query 0 sees only
 # the future, and the last query sees nothing at all (NaN).
+
 allowed = torch.ones(L, S, dtype=torch.bool, device=device).tril()  # True = may attend
 with torch.no_grad():
     right, w_right = theirs(x, x, x, attn_mask=causal)
@@ -149,6 +160,7 @@ assert not torch.allclose(wrong[:, :-1], right[:, :-1])
 # %%
 # A check that catches it: the future must not matter
 # ---------------------------------------------------
+#
 # Whatever the polarity, a causal model's output at position ``t`` must not change when a
 # later token changes. Change the last token and compare the outputs before it.
 
@@ -183,8 +195,10 @@ torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=~ca
 # %%
 # A query with no key: NaN or zeros
 # ---------------------------------
+#
 # In the left-padded item, queries 0 and 1 may only see keys 0 and 1 (causal), and both are
 # padding. Every score in their row is ``-inf``, and the softmax divides 0 by 0:
+
 print(torch.softmax(torch.full((3,), float("-inf")), dim=-1))
 assert torch.softmax(torch.full((3,), float("-inf")), dim=-1).isnan().all()
 
@@ -194,6 +208,7 @@ assert torch.softmax(torch.full((3,), float("-inf")), dim=-1).isnan().all()
 # :func:`torch.nn.functional.scaled_dot_product_attention`) returns a zero attention output
 # instead, so after the output projection the row equals ``W^O``'s bias. We give the bias
 # random values to make that visible.
+
 with torch.no_grad():
     theirs.out_proj.bias.normal_()
     ours = mha.MultiHeadAttention.from_torch(theirs)
@@ -215,6 +230,7 @@ for name, module in (("torch", theirs), ("mha", ours)):
 # Not even the fused answer is guaranteed: in evaluation mode with gradients off,
 # ``nn.MultiheadAttention`` switches to its own native "fast path", and on the CPU the same
 # rows are NaN there again. Which of NaN and zeros you get is an accident of the code path.
+
 theirs.eval()
 with torch.no_grad():
     fast_out, _ = theirs(x, x, x, need_weights=False, **masks)
@@ -226,11 +242,13 @@ if device.type == "cpu":
 # %%
 # The fix: every query keeps one key
 # ----------------------------------
+#
 # Let each query always see its own position, padding or not: unblock the diagonal of the
 # combined mask (given as a ``(B*H, L, S)`` ``attn_mask``). A padding query then attends to
 # itself, a finite but meaningless row, which we zero with the padding mask of the queries
 # (``padding`` is also the mask of the queries in self-attention). Real queries see exactly
 # the keys they saw before, so their outputs do not change.
+
 blocked = causal[None] | padding[:, None, :]  # (B, L, S), True = blocked
 blocked = blocked & ~torch.eye(L, S, dtype=torch.bool, device=device)  # always see yourself
 safe_mask = blocked.repeat_interleave(H, dim=0)  # (B*H, L, S), row b*H + h

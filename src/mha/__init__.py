@@ -7,6 +7,7 @@ key/value heads and ``G = H // H_kv`` query heads per key/value head.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from mha import errors as errors  # the exception classes, as mha.errors
 from mha.cost import (
     AttentionFlops,
     attention_flops,

@@ -26,7 +26,7 @@ def get_device() -> torch.device:
     ValueError
         If ``MHA_DEVICE`` names a device that is not valid or not available here: an unknown
         name, a backend this build of torch lacks or cannot reach (``cuda``, ``mps``, ``xpu``,
-        ...), a device index beyond the device count, or ``meta``.
+        ...), or a device index beyond the device count.
 
     Examples
     --------
@@ -58,10 +58,8 @@ def get_device() -> torch.device:
 
 def _unavailable(device: torch.device) -> str | None:
     """Why ``device`` cannot run tensors here, or ``None`` if it can."""
-    if device.type == "cpu":
+    if device.type in ("cpu", "meta"):  # meta: shapes without data, everywhere
         return None
-    if device.type == "meta":
-        return "'meta' tensors hold no data"
     backend = getattr(torch, device.type, None)  # torch.cuda, torch.mps, torch.xpu, ...
     is_available = getattr(backend, "is_available", None)
     if is_available is None or not is_available():

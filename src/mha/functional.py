@@ -255,6 +255,10 @@ def additive_mask(mask: Tensor | None, dtype: torch.dtype, *, name: str = "mask"
         return None
     _check_tensor(mask, name)
     _check_mask_dtype(mask, name, "blocked")
+    return _additive_mask(mask, dtype)
+
+
+def _additive_mask(mask: Tensor, dtype: torch.dtype) -> Tensor:
     if mask.dtype == torch.bool:
         return torch.zeros_like(mask, dtype=dtype).masked_fill_(mask, float("-inf"))
     return mask.to(dtype)
@@ -313,12 +317,23 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     _check_tensor(weight, "weight")
     if bias is not None:
         _check_tensor(bias, "bias")
+    _check_projection(x, weight, "x", "weight")
+    return _project(x, weight, bias)
+
+
+def _check_projection(x: Tensor, weight: Tensor, x_name: str, weight_name: str) -> None:
     if weight.dim() != 2 or x.dim() == 0 or x.shape[-1] != weight.shape[1]:
-        raise ValueRuntimeError(
-            f"expected x's last dimension to equal weight.shape[1] (weight has shape "
-            f"(E_out, E_in)), got x of shape {tuple(x.shape)} and weight of shape "
-            f"{tuple(weight.shape)}"
+        raise ValueRuntimeError(  # F.linear raises RuntimeError here
+            f"expected {x_name}'s last dimension to equal {weight_name}.shape[1] "
+            f"({weight_name} has shape (E_out, E_in)), got {x_name} of shape "
+            f"{tuple(x.shape)} and {weight_name} of shape {tuple(weight.shape)}"
         )
+
+
+def _project(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    if bias is not None and bias.dtype != weight.dtype:
+        # F.linear needs one dtype; PyTorch's module adds such a bias with type promotion
+        return _project(x, weight, None) + bias
     if x.dim() == 3 and not x.is_contiguous() and x.transpose(0, 1).is_contiguous():
         # (B, L, E) viewed from (L, B, E) memory: project in memory order, then view back
         return F.linear(x.transpose(0, 1), weight, bias).transpose(0, 1)  # (B, L, E_out)
@@ -382,8 +397,23 @@ def project_qkv(
     >>> q.shape, k.shape, v.shape
     (torch.Size([2, 5, 64]), torch.Size([2, 5, 64]), torch.Size([2, 5, 64]))
     """
-    for name, w in (("q_weight", q_weight), ("k_weight", k_weight), ("v_weight", v_weight)):
-        _check_tensor(w, name)
+    for name, t in zip(
+        ("query", "key", "value", "q_weight", "k_weight", "v_weight", "q_bias", "k_bias", "v_bias"),
+        (query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias),
+        strict=True,
+    ):
+        if t is not None or not name.endswith("bias"):
+            _check_tensor(t, name)
+    for x, w, name in (
+        (query, q_weight, "query"),
+        (key, k_weight, "key"),
+        (value, v_weight, "value"),
+    ):
+        _check_projection(x, w, name, f"{name[0]}_weight")
+    return _project_qkv(query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias)
+
+
+def _project_qkv(query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias):
     biases = (q_bias, k_bias, v_bias)
     packable = q_weight.shape == k_weight.shape == v_weight.shape and (
         all(b is None for b in biases) or all(b is not None for b in biases)
@@ -391,10 +421,10 @@ def project_qkv(
     if query is key and key is value and packable:  # self-attention: one (3E, E) product
         packed = torch.cat([q_weight, k_weight, v_weight])  # (3E, E)
         packed_bias = None if q_bias is None else torch.cat(biases)  # (3E,)
-        return project(query, packed, packed_bias).chunk(3, dim=-1)  # 3 x (B, L, E)
-    q = project(query, q_weight, q_bias)  # (B, L, E)
-    k = project(key, k_weight, k_bias)  # (B, S, E)
-    v = project(value, v_weight, v_bias)  # (B, S, E)
+        return _project(query, packed, packed_bias).chunk(3, dim=-1)  # 3 x (B, L, E)
+    q = _project(query, q_weight, q_bias)  # (B, L, E)
+    k = _project(key, k_weight, k_bias)  # (B, S, E)
+    v = _project(value, v_weight, v_bias)  # (B, S, E)
     return q, k, v
 
 
@@ -452,7 +482,7 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
     _check_tensor(x, "x")
     _check_dim(x, "x", (3,), "(B, L, E)")
     num_heads = _positive_int(num_heads, "num_heads")
-    B, L, E = x.shape
+    E = x.shape[-1]
     if E % num_heads != 0:  # the lesson's x.view(B, L, H, D) raises RuntimeError here
         raise ValueRuntimeError(
             f"split_heads expected the last dimension of x to be divisible by "
@@ -460,6 +490,11 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
             f"project to a width that {num_heads} divides, or use one of the "
             f"{_head_counts(E)}"
         )
+    return _split_heads(x, num_heads)
+
+
+def _split_heads(x: Tensor, num_heads: int) -> Tensor:
+    B, L, E = x.shape
     D = E // num_heads
     return x.view(B, L, num_heads, D).transpose(1, 2)  # (B, L, H, D) -> (B, H, L, D)
 
@@ -501,6 +536,10 @@ def merge_heads(x: Tensor) -> Tensor:
     """
     _check_tensor(x, "x")
     _check_dim(x, "x", (4,), "(B, H, L, D)")
+    return _merge_heads(x)
+
+
+def _merge_heads(x: Tensor) -> Tensor:
     B, H, L, D = x.shape
     return x.transpose(1, 2).contiguous().view(B, L, H * D)  # (B, L, H, D) -> (B, L, E)
 
@@ -516,6 +555,7 @@ def _may_overwrite(scores: Tensor) -> bool:
     return not (
         scores.requires_grad
         or torch.compiler.is_compiling()
+        or torch.jit.is_tracing()
         or torch._C._are_functorch_transforms_active()
         or fwAD.unpack_dual(scores).tangent is not None
     )
@@ -615,15 +655,28 @@ def scaled_dot_product_attention(
         if attn_mask is not None:
             raise ValueRuntimeError("expected either attn_mask or is_causal=True, got both")
         attn_mask = ~causal_mask(L, S, device=query.device)  # (L, S), True = may attend
-    # half precision: scores and softmax in float32, as PyTorch's kernels accumulate
+    # a float mask is added in the scores' dtype (float32 for half precision), whatever its own
     compute = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     if attn_mask is not None:
         _check_tensor(attn_mask, "attn_mask")
         _check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
-        # a float mask is added in the scores' dtype, whatever its own
-        attn_mask = additive_mask(
+        attn_mask = _additive_mask(
             ~attn_mask if attn_mask.dtype == torch.bool else attn_mask, compute
         )
+    return _attend(query, key, value, attn_mask, dropout_p, scale)
+
+
+def _attend(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None,
+    dropout_p: float,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """softmax(Q K^T * scale + attn_mask) V on checked inputs; ``attn_mask`` is additive."""
+    # half precision: scores and softmax in float32, as PyTorch's kernels accumulate
+    compute = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     # keys as contiguous rows: the product then reads key^T as a view, without a strided copy
     q, k = query.to(compute) * scale, key.to(compute).contiguous()
@@ -718,7 +771,13 @@ def _check_mha_inputs(
             query.shape[other_axis] == key.shape[other_axis] == value.shape[other_axis]
             and key.shape[batch_axis] == value.shape[batch_axis]
         )
-        raise ValueRuntimeError(
+        # PyTorch asserts that key and value match, and fails a reshape on the query
+        error = (
+            ValueAssertionError
+            if key.shape[batch_axis] != value.shape[batch_axis]
+            else ValueRuntimeError
+        )
+        raise error(
             f"expected query, key and value to share the batch size (dimension {batch_axis} "
             f"of {layout}), got query {tuple(query.shape)}, key {tuple(key.shape)}, value "
             f"{tuple(value.shape)}" + (hint if fits_other and module else "")
@@ -909,21 +968,23 @@ def _multi_head_attention(
     dropout_p: float,
 ) -> tuple[Tensor, Tensor | None]:
     """The five steps on checked batch-first inputs (:func:`multi_head_attention` and the
-    module check them, each in its own layout, then call this)."""
+    module check them once, each in its own layout, then call this). Each step is the public
+    function of its name without its checks: ``_project_qkv``, ``_split_heads``, ``_attend``,
+    ``_merge_heads``, ``_project``."""
     q_weight, k_weight, v_weight, out_weight = weights
     q_bias, k_bias, v_bias, out_bias = biases
     B, L, _ = query.shape
     H = num_heads
 
     # 1) project
-    q, k, v = project_qkv(
+    q, k, v = _project_qkv(
         query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias
     )  # (B, L, E), (B, S, E), (B, S, E)
 
     # masks as float, added to the scores: padding (B, 1, 1, S), attention (1|B, 1|H, L, S)
-    padding = additive_mask(key_padding_mask, q.dtype, name="key_padding_mask")
+    padding = None if key_padding_mask is None else _additive_mask(key_padding_mask, q.dtype)
     padding = None if padding is None else padding[:, None, None, :]  # (B, 1, 1, S)
-    scores_mask = additive_mask(attn_mask, q.dtype, name="attn_mask")
+    scores_mask = None if attn_mask is None else _additive_mask(attn_mask, q.dtype)
     if scores_mask is not None and scores_mask.dim() == 3:
         scores_mask = scores_mask.view(
             B, H, L, scores_mask.shape[-1]
@@ -936,9 +997,9 @@ def _multi_head_attention(
         )  # (B, S + 1, E)
 
     # 2) split heads
-    q = split_heads(q, H)  # (B, H, L, D)
-    k = split_heads(k, H)  # (B, H, S, D)
-    v = split_heads(v, H)  # (B, H, S, D)
+    q = _split_heads(q, H)  # (B, H, L, D)
+    k = _split_heads(k, H)  # (B, H, S, D)
+    v = _split_heads(v, H)  # (B, H, S, D)
     if add_zero_attn:  # an all-zero key/value per head
         zeros = k.new_zeros(B, H, 1, k.shape[-1])  # (B, H, 1, D)
         k, v, (padding, scores_mask) = _append_to_keys(k, v, zeros, zeros, [padding, scores_mask])
@@ -947,7 +1008,7 @@ def _multi_head_attention(
 
     # 3) attend
     if need_weights:
-        out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)  # (B, H, L, D)
+        out, weights = _attend(q, k, v, mask, dropout_p)  # (B, H, L, D), (B, H, L, S)
     else:
         causal_only = is_causal and key_padding_mask is None
         out = F.scaled_dot_product_attention(
@@ -956,10 +1017,10 @@ def _multi_head_attention(
         weights = None
 
     # 4) merge heads
-    out = merge_heads(out)  # (B, L, E)
+    out = _merge_heads(out)  # (B, L, E)
 
     # 5) project out
-    out = project(out, out_weight, out_bias)  # (B, L, E)
+    out = _project(out, out_weight, out_bias)  # (B, L, E)
 
     if weights is not None and average_attn_weights:
         weights = weights.mean(dim=1)  # (B, L, S)
