@@ -12,8 +12,10 @@ output equals PyTorch's ``F.scaled_dot_product_attention(..., enable_gqa=True)``
 # %%
 # Setup
 # -----
+#
 # ``H = 8`` query heads of width ``D = 64 / 8 = 8``. ``H_kv`` key/value heads; each serves a
 # group of ``G = H / H_kv`` query heads.
+
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
@@ -29,9 +31,11 @@ x = torch.randn(B, L, E, device=device)  # (B, L, E)
 # %%
 # Only K and V shrink
 # -------------------
+#
 # ``k_proj`` and ``v_proj`` map ``E = 64`` to ``H_kv * D`` columns: 64, 16, 8. Split into
 # heads, the keys are ``(B, H_kv, S, D)``: ``(2, 8, 5, 8)``, ``(2, 2, 5, 8)``, ``(2, 1, 5, 8)``.
 # The queries, the scores ``(B, H, L, S)`` and the output do not change.
+
 for H_kv in (8, 2, 1):
     attn = mha.GroupedQueryAttention(E, H, H_kv, device=device)
     with torch.no_grad():
@@ -50,8 +54,10 @@ for H_kv in (8, 2, 1):
 # %%
 # The shape table with ``--kv-heads 2``
 # -------------------------------------
+#
 # ``python -m mha --kv-heads 2`` prints the same table: ``K_heads`` is ``(2, 2, 5, 8)``, and
 # the step ``2b) repeat kv`` shows the keys repeated to 8 heads for the explicit path.
+
 steps = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8, kv_heads=2)
 print(mha.format_shape_table(steps))
 shapes = {s.name: s.shape for s in steps}
@@ -62,10 +68,12 @@ assert shapes["scores"] == (2, 8, 5, 5)
 # %%
 # Which query head reads which key/value head
 # -------------------------------------------
+#
 # :func:`mha.repeat_kv` repeats each key/value head ``G`` times in a row: key/value head ``j``
 # serves query heads ``j*G`` to ``(j+1)*G - 1``. With ``H_kv = 2``, heads 0-3 share key/value
 # head 0 and heads 4-7 share head 1. It copies: the explicit path pays ``G`` times the keys'
 # memory, which the fused kernel avoids.
+
 H_kv = 2
 attn = mha.GroupedQueryAttention(E, H, H_kv, device=device)
 with torch.no_grad():
@@ -81,10 +89,12 @@ print("query head -> key/value head:", [h // (H // H_kv) for h in range(H)])
 # %%
 # Explicit, fused and PyTorch's: the same numbers
 # -----------------------------------------------
+#
 # The explicit path repeats the keys and values, then runs the lesson's
 # :func:`mha.scaled_dot_product_attention` and returns the weights ``(B, H, L, S)``. The fused
 # path hands the ``H_kv`` heads to ``F.scaled_dot_product_attention(..., enable_gqa=True)``.
 # Both equal PyTorch's function called directly.
+
 with torch.no_grad():
     explicit, weights = mha.grouped_query_attention(q, k, v, need_weights=True)
     fused, _ = mha.grouped_query_attention(q, k, v)
@@ -99,10 +109,12 @@ print("explicit == fused == F.scaled_dot_product_attention(enable_gqa=True)")
 # %%
 # Figure: the grouping
 # --------------------
+#
 # **Figure.** For 8, 2 and 1 key/value heads, a cell is dark where query head ``h`` (row)
 # reads key/value head ``j`` (column), computed by :func:`mha.repeat_kv` on one-hot heads.
 # Multi-head attention is the diagonal; grouped-query attention, blocks of 4; multi-query, one
 # column.
+
 fig, axes = plt.subplots(1, 3, figsize=(7, 2.9), layout="constrained")
 for ax, H_kv in zip(axes, (8, 2, 1), strict=True):
     one_hot = torch.eye(H_kv).view(1, H_kv, 1, H_kv)  # (B, H_kv, S, D): head j is e_j

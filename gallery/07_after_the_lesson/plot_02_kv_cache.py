@@ -12,9 +12,11 @@ that the outputs equal one causal forward over all 9 tokens.
 # %%
 # Setup
 # -----
+#
 # The lesson's width and heads, with 2 key/value heads: ``E = 64``, ``H = 8``, ``H_kv = 2``,
 # ``D = 8``. The 9 tokens are fixed in advance, so the full causal forward is the reference
 # each step must match.
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -35,10 +37,12 @@ assert full.shape == (B, 9, E)
 # %%
 # Prefill: the prompt in one call
 # -------------------------------
+#
 # An empty cache, then one call with the 5 prompt tokens: the cache now holds their keys and
 # values, ``(B, H_kv, S, D) = (2, 2, 5, 8)``. With a cache and ``is_causal=True`` the call's
 # queries are the *last* positions of the sequence; here the cache was empty, so they are
 # positions 0-4, as in the full forward.
+
 cache = mha.KVCache()
 assert len(cache) == 0 and cache.keys is None
 with torch.no_grad():
@@ -51,9 +55,11 @@ print(f"prefill: output {tuple(out.shape)}, cache {tuple(cache.keys.shape)}")
 # %%
 # Decode: one token per call
 # --------------------------
+#
 # Each call gets one token ``(B, 1, E)``: it projects one query, one key and one value,
 # appends the key and value (``S`` grows by one), and the query attends to all ``S`` cached
 # keys. Its output equals row ``p`` of the full forward.
+
 outputs = [out]
 lengths = [len(cache)]
 for p in range(prompt_len, prompt_len + new_tokens):
@@ -70,8 +76,10 @@ for p in range(prompt_len, prompt_len + new_tokens):
 # %%
 # Decoding equals the full forward
 # --------------------------------
+#
 # The prefill and the four decoded tokens, concatenated, are the full causal forward. The
 # cache holds the same keys as projecting all 9 tokens at once.
+
 decoded = torch.cat(outputs, dim=1)  # (B, 9, E)
 torch.testing.assert_close(decoded, full)
 with torch.no_grad():
@@ -82,8 +90,10 @@ print("decoded == full causal forward:", tuple(decoded.shape))
 # %%
 # What the cache stores
 # ---------------------
+#
 # Two tensors of ``B * H_kv * S * D`` numbers each, whatever ``H``: here ``2 * 2 * 2 * 9 * 8``
 # float32 values, 2304 bytes. :func:`mha.kv_cache_bytes` gives the same from the sizes alone.
+
 stored = cache.keys.nbytes + cache.values.nbytes
 assert stored == 2 * B * H_kv * 9 * D * 4 == 2304
 assert stored == mha.kv_cache_bytes(B, 9, E, H, H_kv)
@@ -92,10 +102,12 @@ print(f"cache: {stored} bytes ({len(cache)} positions)")
 # %%
 # Figure: what each call computes
 # -------------------------------
+#
 # **Figure.** Rows are the calls (the prefill, then one per decoded token), columns the 9
 # positions. Dark: the positions whose keys and values the call projects; light: those it
 # reads from the cache. The prefill projects 5; every later call projects one and reads the
 # rest.
+
 grid = torch.zeros(len(lengths), 9)
 start = 0
 for row, end in enumerate(lengths):

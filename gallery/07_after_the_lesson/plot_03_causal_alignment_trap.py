@@ -13,8 +13,10 @@ it is silent, and catches it by comparing with the full forward.
 # %%
 # Setup
 # -----
+#
 # ``E = 64``, ``H = 8``, ``H_kv = 2``; a sequence of 7 tokens. The last 3 are the call's
 # queries (``L = 3``) and all 7 are keys (``S = 7``).
+
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
@@ -33,9 +35,11 @@ with torch.no_grad():
 # %%
 # The two alignments
 # ------------------
+#
 # Top left: query ``i`` sees keys ``0..i`` whatever ``S``. Bottom right: the ``L`` queries are
 # positions ``S - L .. S - 1``, so query ``i`` sees keys ``0..i + S - L``. For ``L = 3``,
 # ``S = 7`` they differ in 12 of 21 cells.
+
 top_left = torch.ones(L, S, dtype=torch.bool).tril()  # (L, S), True = may attend
 bottom_right = torch.ones(L, S, dtype=torch.bool).tril(diagonal=S - L)  # (L, S)
 print(top_left.int())
@@ -47,9 +51,11 @@ assert (top_left != bottom_right).sum() == 12
 # %%
 # Reproduce the bug
 # -----------------
+#
 # Fill a cache with the first 4 tokens, then compute the last 3 by hand with
 # ``is_causal=True`` in PyTorch's function: it runs without an error or a warning, and gives
 # numbers that are simply wrong. The first of the three queries sees key 0 alone.
+
 cache = mha.KVCache()
 with torch.no_grad():
     attn(x[:, : S - L], cache=cache)  # positions 0..3 into the cache
@@ -66,9 +72,11 @@ print(f"top-left is_causal with a cache: largest error {error:.3f}")
 # %%
 # Catch it
 # --------
+#
 # The check that catches it is the one this gallery makes everywhere: compare with the full
 # forward. The comparison raises; the bottom-right mask (PyTorch's ``causal_lower_right``)
 # passes, and so does the module, which aligns to the bottom right by itself.
+
 try:
     torch.testing.assert_close(wrong, full[:, S - L :])
 except AssertionError as err:
@@ -95,9 +103,11 @@ print("bottom right == full forward; the module with a cache == full forward")
 # %%
 # Figure: the two masks
 # ---------------------
+#
 # **Figure.** The ``(L, S) = (3, 7)`` mask of one call after 4 cached positions; dark cells
 # may attend. Left, top left (``is_causal=True`` in PyTorch's function): the queries lose
 # the cached past. Right, bottom right (``mha.KVCache``): query ``i`` is position ``4 + i``.
+
 fig, axes = plt.subplots(1, 2, figsize=(7, 2.4), layout="constrained", sharey=True)
 for ax, mask, title in zip(
     axes, (top_left, bottom_right), ("top left: wrong here", "bottom right: right"), strict=True

@@ -13,8 +13,10 @@ on PyTorch's ``meta`` device (shapes without data), so nothing is allocated.
 # %%
 # Setup
 # -----
+#
 # One layer, one sequence of 32768 tokens, bfloat16 (2 bytes per number), no biases, as in
 # LLaMA. ``H_kv`` runs over the divisors of 32.
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -30,10 +32,12 @@ assert D == 128 and kv_heads == [1, 2, 4, 8, 16, 32]
 # %%
 # Measure on the meta device
 # --------------------------
+#
 # For each ``H_kv``: a module on ``meta``, its parameter count, then one causal forward of the
 # 32768 tokens into an empty :class:`mha.KVCache`, and the bytes of the cached keys and
 # values. Each is asserted equal to :func:`mha.parameter_count` and
 # :func:`mha.kv_cache_bytes`, and the cache to ``2 * B * H_kv * S * D * 2`` bytes.
+
 rows = []
 for H_kv in kv_heads:
     attn = mha.GroupedQueryAttention(E, H, H_kv, device="meta", dtype=dtype)
@@ -53,10 +57,12 @@ for H_kv in kv_heads:
 # %%
 # The table
 # ---------
+#
 # Per layer. From multi-head (``H_kv = 32``) to multi-query (``H_kv = 1``) the cache goes from
 # 512 MiB to 16 MiB, 32 times less; the parameters from 67.1 M to 34.6 M, not even half,
 # because ``W^Q`` and ``W^O`` keep their ``E x E``. LLaMA-2 70B and LLaMA-3 use 8 key/value
 # heads: a cache 4 times smaller.
+
 MiB = 2**20
 print(f"{'H_kv':>4} {'G':>3} {'params (M)':>11} {'KV cache (MiB)':>15} {'cache / MHA':>12}")
 for r in rows:
@@ -73,10 +79,12 @@ assert round(by_kv[1]["params"] / 1e6, 1) == 34.6
 # %%
 # Figure
 # ------
+#
 # **Figure.** Per layer, against the number of key/value heads (log scale): left, the
 # parameters in millions; right, the KV cache of 32k bfloat16 tokens in MiB. The cache is a
 # straight line of slope 1, ``H_kv * 16`` MiB; the parameters flatten towards the
 # ``2 E^2`` of ``W^Q`` and ``W^O``.
+
 fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
 xs = [r["H_kv"] for r in rows]
 left.plot(xs, [r["params"] / 1e6 for r in rows], "o-")

@@ -12,9 +12,11 @@ nearly constant time at these sizes. The figure shows the time per generated tok
 # %%
 # Setup
 # -----
+#
 # ``E = 256``, ``H = 8``, ``H_kv = 2``, one sequence; the inputs of all 384 positions are
 # fixed in advance (a real model would feed back its own predictions, which changes nothing
 # here). The first 16 tokens are a prompt, prefilled in one call.
+
 import time
 
 import matplotlib.pyplot as plt
@@ -37,11 +39,13 @@ def synchronize():
 # %%
 # Decode both ways
 # ----------------
+#
 # Each step is timed alone. The step without a cache computes all ``t`` outputs of the prefix
 # and keeps the last; the cached step computes only that one. They must agree. On the CPU the
 # timing runs on one thread: a one-token step is a chain of tiny products, and on a machine
 # whose cores are busy with other work, several threads spend more time waiting for each
 # other than computing (the thread count is restored afterwards).
+
 threads = torch.get_num_threads()
 if device.type == "cpu":
     torch.set_num_threads(1)
@@ -69,9 +73,11 @@ print(f"{N - prompt} tokens decoded both ways, outputs equal at every step")
 # %%
 # Time per token
 # --------------
+#
 # On a shared machine a single step can stall for a moment; the least time of each block of
 # 16 consecutive steps filters that out, and the cost hardly changes within a block. Read
 # the ratio, not the milliseconds: they are those of one run.
+
 WINDOW = 16
 blocks = range(0, len(cache_ms) - WINDOW + 1, WINDOW)
 positions = [prompt + i + WINDOW // 2 for i in blocks]
@@ -90,10 +96,12 @@ print(
 # %%
 # Figure
 # ------
+#
 # **Figure.** Time to produce one token against its position, without the cache (recompute
 # the prefix) and with it (one token), on the device this page was built on: the least time
 # of each block of 16 steps, on one thread on the CPU. The cost without the cache grows with the position; with it, it
 # stays low and nearly flat.
+
 fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
 ax.plot(positions, best_no_cache, "o-", color="C3", label="without cache: recompute the prefix")
 ax.plot(positions, best_cache, "s-", color="C0", label="with mha.KVCache: one token")
