@@ -3,6 +3,7 @@
 Run with ``nox -s bench`` or directly::
 
     python benchmarks/bench.py [OUT_DIR] [--update-docs] [--repeats N] [--quick]
+    python benchmarks/bench.py --plot docs/_static/bench/results.json   # redraw only
 
 Both modules hold the same weights (``MultiHeadAttention.from_torch``) and run in this one
 process on the device of ``mha.get_device()``. Each measurement alternates the two modules,
@@ -315,42 +316,80 @@ def memory(device: torch.device, lengths: list[int]) -> dict | None:
 # ---------------------------------------------------------------------------
 
 
+# Drawn for the site's text column: 7 in wide, panels stacked, text at 10 pt or more, legends
+# beside the data. Saved at 1x (100 dpi, 700 px) and 2x (``*@2x.png``) for sharp high-DPI screens.
+FIGURE_WIDTH = 7.0
+FIGURE_DPI = 100
+
+
+def _save(fig, out: Path, name: str) -> None:
+    fig.savefig(out / f"{name}.png", dpi=FIGURE_DPI)
+    fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
+
+
 def plot(results: dict, out: Path) -> None:
+    """Draw ``speed.png`` and ``memory.png`` (and their ``@2x`` versions) into ``out``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "legend.fontsize": 10})
     rows = results["speed"]
-    fig, axes = plt.subplots(1, len(MODES), figsize=(12, 3.8), sharey=True)
+    colours = {True: "C0", False: "C1"}
+    fig, axes = plt.subplots(
+        len(MODES), 1, figsize=(FIGURE_WIDTH, 2.6 * len(MODES) + 0.9), sharex=True,
+        layout="constrained",
+    )
+    top = max(max(r["ratio"] for r in rows), *(goal(m, bf) for m in MODES for bf in LAYOUTS))
     for ax, mode in zip(axes, MODES, strict=True):
         shapes = [r for r in rows if r["mode"] == mode and r["batch_first"]]
-        labels = [f"B={r['B']}\nL={r['L']}\nE={r['E']} H={r['H']}" for r in shapes]
+        labels = [f"({r['B']}, {r['L']}, {r['E']}, {r['H']})" for r in shapes]
         width = 0.38
         for i, batch_first in enumerate(LAYOUTS):
-            ratios = [
-                r["ratio"] for r in rows if r["mode"] == mode and r["batch_first"] == batch_first
-            ]
-            xs = [j + (i - 0.5) * width for j in range(len(ratios))]
-            ax.bar(xs, ratios, width, label=f"batch_first={batch_first}")
+            mine = [r for r in rows if r["mode"] == mode and r["batch_first"] == batch_first]
+            xs = [j + (i - 0.5) * width for j in range(len(mine))]
+            bars = ax.bar(
+                xs, [r["ratio"] for r in mine], width, color=colours[batch_first],
+                hatch=["" if r["passed"] else "///" for r in mine], edgecolor="black",
+                linewidth=0.6,
+            )
+            ax.bar_label(bars, [f"{r['ratio']:.2f}" for r in mine], padding=2)
         ax.axhline(1.0, color="grey", lw=1)
+        goals = {batch_first: goal(mode, batch_first) for batch_first in LAYOUTS}
         for batch_first, style in ((True, "--"), (False, ":")):
-            limit = goal(mode, batch_first)
-            label = f"goal <= {limit} (batch_first={batch_first})"
-            ax.axhline(limit, color="C3", ls=style, lw=1.5, label=label)
-        ax.set_xticks(range(len(labels)), labels, fontsize=8)
-        ax.set_title(f"{mode}\n" + textwrap.fill(MODES[mode], 42), fontsize=9)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("time ratio mha / torch (lower is faster)")
-    fig.suptitle(f"{results['machine']['device_name']}, torch {results['machine']['torch']}")
-    fig.tight_layout()
-    fig.savefig(out / "speed.png", dpi=110)
+            ax.axhline(goals[batch_first], color="C3", ls=style, lw=1.5)
+        # the goals' values, right of the panel (outside the data)
+        text = {goals[True]: "goal", goals[False]: "goal"}
+        if goals[True] != goals[False]:
+            text = {goals[True]: "goal (True)", goals[False]: "goal (False)"}
+        for value, name in text.items():
+            ax.annotate(
+                f"{name} {value:g}", xy=(1, value), xycoords=("axes fraction", "data"),
+                xytext=(4, 0), textcoords="offset points", va="center", color="C3",
+            )
+        ax.set_ylim(0, 1.2 * top)
+        ax.set_title(f"{mode}: {MODES[mode]}", loc="left")
+        ax.set_ylabel("mha / torch")
+    axes[-1].set_xticks(range(len(labels)), labels)
+    axes[-1].set_xlabel("(B, L, E, H)")
+    handles = [Patch(facecolor=colours[bf], edgecolor="black", label=f"batch_first={bf}")
+               for bf in LAYOUTS]
+    handles.append(Patch(facecolor="white", edgecolor="black", hatch="///",
+                         label="misses its goal"))
+    fig.legend(
+        handles=handles, loc="outside upper center", ncols=3, frameon=False,
+        title="time ratio mha / torch, lower is faster: "
+        f"{results['machine']['device_name']}, torch {results['machine']['torch']}",
+    )
+    _save(fig, out, "speed")
     plt.close(fig)
 
     mem = results["memory"]
     if mem is None:
         return
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.2), layout="constrained")
     for path, marker in (("fused", "o"), ("explicit", "s")):
         pts = [p for p in mem["points"] if p["path"] == path]
         k = mem["growth_exponent"][path]
@@ -364,13 +403,13 @@ def plot(results: dict, out: Path) -> None:
     ax.set_xlabel("sequence length L")
     ax.set_ylabel("peak memory of one forward (MiB)")
     ax.set_title(
-        f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; {results['machine']['device']}",
-        fontsize=10,
+        f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; "
+        f"{results['machine']['device']}",
+        loc="left",
     )
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out / "memory.png", dpi=110)
+    fig.legend(loc="outside upper center", ncols=2, frameon=False)
+    _save(fig, out, "memory")
     plt.close(fig)
 
 
@@ -385,9 +424,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update-docs", action="store_true", help=f"copy results to {DOCS_OUT}")
     parser.add_argument("--repeats", type=int, default=5, help="timed pairs per measurement")
     parser.add_argument("--quick", action="store_true", help="first shape only, no memory")
+    parser.add_argument(
+        "--plot", type=Path, metavar="RESULTS_JSON",
+        help="only redraw the figures of a results.json, beside it; measure nothing",
+    )
     parser.add_argument("--memory-point", nargs=2, metavar=("L", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.plot:  # redraw from a results.json: no measurement
+        plot(json.loads(args.plot.read_text()), args.plot.parent)
+        print(f"drew the figures of {args.plot} beside it")
+        return 0
     device = mha.get_device()
     if args.memory_point:  # the child process of one memory measurement
         seq_len, path = int(args.memory_point[0]), args.memory_point[1]
@@ -423,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out} in {results['seconds']:.0f} s")
     if args.update_docs:
         DOCS_OUT.mkdir(parents=True, exist_ok=True)
-        for name in ("results.json", "speed.png", "memory.png"):
+        for name in ("results.json", "speed.png", "memory.png", "speed@2x.png", "memory@2x.png"):
             if (args.out / name).is_file():
                 shutil.copy2(args.out / name, DOCS_OUT / name)
         print(f"copied to {DOCS_OUT}")

@@ -86,14 +86,17 @@ assert average.max() <= per_head.max()
 print(f"largest weight: any head {per_head.max():.3f}, average {average.max():.3f}")
 panels = [(f"head {h}", per_head[h]) for h in range(8)] + [("average", average)]
 
-fig, axes = plt.subplots(1, 9, figsize=(14, 2.4), sharey=True, layout="constrained")
-for ax, (title, w) in zip(axes, panels, strict=True):
+fig, axes = plt.subplots(2, 5, figsize=(7, 3.8), sharex=True, sharey=True, layout="constrained")
+for ax, (title, w) in zip(axes.flat, panels, strict=False):
     image = ax.imshow(w, vmin=0, vmax=float(per_head.max()), cmap="viridis")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontweight="bold" if title == "average" else "normal")
     ax.set_xticks(range(5))
     ax.set_yticks(range(5))
-    ax.set_xlabel("key", fontsize=8)
-axes[0].set_ylabel("query")
+axes[1, 4].axis("off")  # 8 heads and the average: nine panels
+for ax in axes[1]:
+    ax.set_xlabel("key")
+for ax in axes[:, 0]:
+    ax.set_ylabel("query")
 fig.colorbar(image, ax=axes, shrink=0.8, label="weight")
 
 # %%

@@ -130,7 +130,7 @@ print("every row's largest weight is on the key with the largest or smallest k_j
 head = 0
 k_head = k_scalar[0, head].detach().cpu()  # (S,)
 by_k = k_head.argsort()
-fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 for i in range(5):
     q_i = float(q[0, head, i, 0].detach())
     w_i = weights[0, head, i].detach().cpu()
@@ -138,7 +138,7 @@ for i in range(5):
 ax.set_xlabel("key scalar k_j")
 ax.set_ylabel("attention weight")
 ax.set_title(f"64 heads, d_k = 1: head {head}, batch 0")
-ax.legend(fontsize=8)
+ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)  # off the data
 
 # %%
 # Functions used: :func:`mha.check_heads`, :func:`mha.project`, :func:`mha.split_heads`,

@@ -126,22 +126,23 @@ print(f"d_k = 512: gradient at the scores {g_scaled_512 / g_u[-1]:.0f} times sma
 # Plot
 # ----
 # The three medians against ``d_k`` (log scales for the width and the gradient).
-fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), layout="constrained")
+fig, axes = plt.subplots(3, 1, figsize=(7, 7.5), sharex=True, layout="constrained")
 titles = ["largest weight in a row", "entropy of a row", "gradient norm at the scores"]
 for index, (ax, title) in enumerate(zip(axes, titles, strict=True)):
     for label, style in (("scaled", "o-"), ("unscaled", "s--")):
         ax.plot(widths, [stats[label][d][index] for d in widths], style, label=label)
     ax.set_xscale("log", base=2)
     ax.set_xticks(widths, [str(d) for d in widths])
-    ax.set_xlabel("head width d_k")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, loc="left")
+    ax.set_ylabel("median")
+axes[-1].set_xlabel(r"head width $d_k$")
 axes[0].set_ylim(0, 1.05)
-axes[0].set_ylabel("median over the 80 query rows")
+axes[0].set_ylabel("median over\nthe 80 query rows")
 axes[1].axhline(math.log(L), color="gray", linewidth=0.8, linestyle=":", label="uniform")
 axes[1].set_ylim(bottom=0)
-axes[1].legend()
 axes[2].set_yscale("log")
-axes[0].legend()
+for ax in axes:  # legends beside the panels, off the data
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
 
 # %%
 # Functions used: :func:`mha.scaled_dot_product_attention` (its ``scale`` argument),
