@@ -339,6 +339,47 @@ def _chinese_ui_strings(app, pagename, templatename, context, doctree) -> None:
     context["body"] = body
 
 
+# A word as a subscript is a name, set upright: $d_{model}$ reads d_{\text{model}} (TeX sets
+# letters of a subscript as a product of italic variables). Applied to the math of every page
+# after translation, so the sources and catalogs keep the short form.
+_WORD_SUBSCRIPT = re.compile(r"_\{([A-Za-z]{3,})\}")
+
+
+def _upright_word_subscripts(app, doctree, docname) -> None:
+    from docutils import nodes
+
+    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))):
+        text = node.astext()
+        upright = _WORD_SUBSCRIPT.sub(r"_{\\text{\1}}", text)
+        if upright != text:
+            node.children = []
+            node += nodes.Text(upright)
+
+
+# Math in a heading is typeset in the page and in its tables of contents, but the browser's tab
+# title is plain text: TeX there becomes Unicode (\sqrt{d_k} -> √d_k).
+_TITLE_MATH = re.compile(r'<span class="math[^"]*">\\\((.*?)\\\)</span>')
+_TEX_TEXT = [
+    (re.compile(r"\\sqrt\{([^{}]*)\}"), r"√\1"),
+    (re.compile(r"\\text\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\cdot"), "·"),
+    (re.compile(r"\\top"), "ᵀ"),
+    (re.compile(r"\\times"), "×"),
+    (re.compile(r"[{}]|\\,|\\!"), ""),
+]
+
+
+def _tex_to_text(tex: str) -> str:
+    for pattern, replacement in _TEX_TEXT:
+        tex = pattern.sub(replacement, tex)
+    return tex.strip()
+
+
+def _plain_text_title(app, pagename, templatename, context, doctree) -> None:
+    if context.get("title"):
+        context["title"] = _TITLE_MATH.sub(lambda m: _tex_to_text(m.group(1)), context["title"])
+
+
 def setup(app) -> None:
     app.add_search_language(_chinese_search())
     # a changed package re-reads every page (autodoc, notebooks, gallery pages)
@@ -349,3 +390,5 @@ def setup(app) -> None:
     app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's
     app.connect("build-finished", _record_source_hash, priority=900)
     app.connect("html-page-context", _chinese_ui_strings)
+    app.connect("html-page-context", _plain_text_title)
+    app.connect("doctree-resolved", _upright_word_subscripts)

@@ -11,8 +11,8 @@ do.
 """
 
 # %%
-# One head: d_k = 64
-# ------------------
+# One head: :math:`d_k = 64`
+# ---------------------------
 # Splitting into one head only adds a head dimension of size 1: ``Q_heads`` is
 # ``(B, H, L, D) = (2, 1, 5, 64)`` and holds exactly ``Q``.
 import matplotlib.pyplot as plt
@@ -52,8 +52,8 @@ torch.testing.assert_close(attn1(x, x, x)[1], weights_plain)
 print("1 head == plain attention:", tuple(out1.shape), tuple(weights1.shape))
 
 # %%
-# 64 heads: d_k = 1
-# -----------------
+# 64 heads: :math:`d_k = 1`
+# --------------------------
 # Now each head gets one column of ``Q``, ``K`` and ``V``: ``(2, 64, 5, 1)``. The scale is
 # ``1 / sqrt(1) = 1``, so the default scale and ``scale=1.0`` give the same result.
 assert mha.check_heads(64, 64) == 1

@@ -1,6 +1,6 @@
 r"""
-Forgetting the 1/sqrt(d_k) scale
-================================
+Forgetting to scale the scores
+==============================
 
 Leaving out the factor ``1 / sqrt(d_k)`` raises no error: every shape is still right. The
 damage shows in the numbers. The dot product of two vectors with ``d_k`` unit-variance

@@ -1,6 +1,6 @@
 r"""
-Why divide by sqrt(d_k)
-=======================
+Why the scores are scaled
+=========================
 
 The paper scales the scores by :math:`1/\sqrt{d_k}` because "for large values of
 :math:`d_k`, the dot products grow large in magnitude, pushing the softmax function into
@@ -29,8 +29,8 @@ dims = [2**i for i in range(10)]  # d_k = 1, 2, 4, ..., 512
 print("d_k:", dims)
 
 # %%
-# The variance of q . k is d_k
-# ----------------------------
+# The variance of :math:`q \cdot k` is :math:`d_k`
+# -------------------------------------------------
 # :math:`q \cdot k = \sum_i q_i k_i` is a sum of :math:`d_k` independent products of mean 0
 # and variance 1, so its variance is :math:`d_k`. We draw 20,000 pairs per :math:`d_k` and
 # compare the measured variance with :math:`d_k`: the ratio stays within 10 % of 1 (the

@@ -26,12 +26,12 @@ def _map_inputs(query: Tensor, key: Tensor, value: Tensor, fn) -> tuple[Tensor, 
 class MultiHeadAttention(nn.Module):
     r"""Multi-head attention with the arguments, defaults and results of PyTorch's.
 
-    ``MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O`` with
-    ``head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)``. A twin of
+    :math:`\operatorname{MultiHead}(Q, K, V) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W^O` with
+    :math:`\mathrm{head}_i = \operatorname{Attention}(Q W_i^Q, K W_i^K, V W_i^V)`. A twin of
     :class:`torch.nn.MultiheadAttention` (torch 2.13): the same constructor and ``forward``
     arguments, the same outputs and attention weights, and, from the same
     :func:`torch.manual_seed`, the same initial parameters. The difference is in storage:
-    ``W^Q``, ``W^K``, ``W^V`` and ``W^O`` are four :class:`torch.nn.Linear` layers
+    :math:`W^Q`, :math:`W^K`, :math:`W^V` and :math:`W^O` are four :class:`torch.nn.Linear` layers
     (``q_proj``, ``k_proj``, ``v_proj``, ``out_proj``), as the lesson writes them, instead of
     one packed ``in_proj_weight``. :meth:`from_torch` and :meth:`to_torch` convert.
 
@@ -60,9 +60,9 @@ class MultiHeadAttention(nn.Module):
     Attributes
     ----------
     q_proj, k_proj, v_proj : torch.nn.Linear
-        ``W^Q`` ``(E, E)``, ``W^K`` ``(E, kdim)``, ``W^V`` ``(E, vdim)``.
+        :math:`W^Q` ``(E, E)``, :math:`W^K` ``(E, kdim)``, :math:`W^V` ``(E, vdim)``.
     out_proj : torch.nn.Linear
-        ``W^O`` ``(E, E)``.
+        :math:`W^O` ``(E, E)``.
     bias_k, bias_v : torch.nn.Parameter of shape (1, 1, E) or None
     head_dim : int
         ``D = E // H``.
@@ -179,7 +179,7 @@ class MultiHeadAttention(nn.Module):
         Returns
         -------
         tuple of torch.nn.Linear
-            ``W^Q``, ``W^K``, ``W^V``.
+            :math:`W^Q`, :math:`W^K`, :math:`W^V`.
 
         Examples
         --------
