@@ -36,9 +36,9 @@ LOCALE = Path(__file__).resolve().parent
 DOCS = LOCALE.parent
 LANGUAGES = ("zh_CN",)
 
-# Pages without a catalog: generated from docstrings (the reference index, with the API
-# section titles the navbar shows, is translated).
-UNTRANSLATED_PAGES = ("reference/generated/",)
+# Pages without a catalog: generated from docstrings (the navbar and the home page name the
+# API reference through index.md, whose catalog translates it).
+UNTRANSLATED_PAGES = ("reference/",)
 # sphinx-gallery's boilerplate on every example page and the gallery index.
 BOILERPLATE = re.compile(
     r"^(?::ref:`Go to the end <sphx_glr_download_"

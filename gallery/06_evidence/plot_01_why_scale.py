@@ -163,9 +163,9 @@ ax.loglog(dims, grad_unscaled, "o-", label="unscaled")
 ax.loglog(dims, grad_scaled, "s-", label=r"scaled by $1/\sqrt{d_k}$")
 ax.set(xlabel=r"$d_k$", ylabel=r"median $\|\partial \mathrm{loss} / \partial q\|$")
 ax.set_title("Gradient reaching the query")
+axes[-1].set_xticks(dims[::2], [str(d) for d in dims[::2]])
 for ax in axes:  # legends beside the panels, off the data
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-axes[-1].set_xticks(dims[::2], [str(d) for d in dims[::2]])
 
 # %%
 # Functions used: :func:`mha.scaled_dot_product_attention` (its ``scale`` argument).
