@@ -48,8 +48,8 @@ show("K_heads^T", K_T, "(B, H, D, S)")
 assert K_T.shape == (2, 8, 8, 5)
 
 # %%
-# Scores: ``Q K^T / sqrt(d_k)``
-# -----------------------------
+# Scores: :math:`Q K^\top / \sqrt{d_k}`
+# -------------------------------------
 #
 # ``scores[b, h, i, j]`` is the dot product of query ``i`` with key ``j`` in head ``h``,
 # divided by ``sqrt(d_k) = sqrt(8)`` so that its size does not grow with the head width.
