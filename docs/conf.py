@@ -65,6 +65,7 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"mha {release}"
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
+html_js_files = ["a11y.js"]  # names for the navigation toggles (accessibility)
 html_favicon = "_static/favicon.svg"
 html_logo = "_static/favicon.svg"
 html_show_sourcelink = True
