@@ -280,6 +280,7 @@ UI_ENGLISH = [
     ">API reference<",
     "Skip to main content",
     "<th>ratio</th>",
+    "Start the lesson",
 ]
 
 

@@ -42,7 +42,7 @@ def plot_heads(weights, query_tokens, key_tokens, cols=4, title=None):
     fig, axes = plt.subplots(
         rows,
         cols,
-        figsize=(cell * cols + 1.2, cell * rows + 0.8),
+        figsize=(cell * cols + 1.2, cell * rows + 0.4 * rows + 0.8),
         squeeze=False,
         layout="constrained",
         facecolor="white",
