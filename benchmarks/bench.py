@@ -42,7 +42,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -339,7 +338,10 @@ def plot(results: dict, out: Path) -> None:
     rows = results["speed"]
     colours = {True: "C0", False: "C1"}
     fig, axes = plt.subplots(
-        len(MODES), 1, figsize=(FIGURE_WIDTH, 2.6 * len(MODES) + 0.9), sharex=True,
+        len(MODES),
+        1,
+        figsize=(FIGURE_WIDTH, 2.6 * len(MODES) + 0.9),
+        sharex=True,
         layout="constrained",
     )
     top = max(max(r["ratio"] for r in rows), *(goal(m, bf) for m in MODES for bf in LAYOUTS))
@@ -351,8 +353,12 @@ def plot(results: dict, out: Path) -> None:
             mine = [r for r in rows if r["mode"] == mode and r["batch_first"] == batch_first]
             xs = [j + (i - 0.5) * width for j in range(len(mine))]
             bars = ax.bar(
-                xs, [r["ratio"] for r in mine], width, color=colours[batch_first],
-                hatch=["" if r["passed"] else "///" for r in mine], edgecolor="black",
+                xs,
+                [r["ratio"] for r in mine],
+                width,
+                color=colours[batch_first],
+                hatch=["" if r["passed"] else "///" for r in mine],
+                edgecolor="black",
                 linewidth=0.6,
             )
             ax.bar_label(bars, [f"{r['ratio']:.2f}" for r in mine], padding=2)
@@ -366,20 +372,30 @@ def plot(results: dict, out: Path) -> None:
             text = {goals[True]: "goal (True)", goals[False]: "goal (False)"}
         for value, name in text.items():
             ax.annotate(
-                f"{name} {value:g}", xy=(1, value), xycoords=("axes fraction", "data"),
-                xytext=(4, 0), textcoords="offset points", va="center", color="C3",
+                f"{name} {value:g}",
+                xy=(1, value),
+                xycoords=("axes fraction", "data"),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                color="C3",
             )
         ax.set_ylim(0, 1.2 * top)
         ax.set_title(f"{mode}: {MODES[mode]}", loc="left")
         ax.set_ylabel("mha / torch")
     axes[-1].set_xticks(range(len(labels)), labels)
     axes[-1].set_xlabel("(B, L, E, H)")
-    handles = [Patch(facecolor=colours[bf], edgecolor="black", label=f"batch_first={bf}")
-               for bf in LAYOUTS]
-    handles.append(Patch(facecolor="white", edgecolor="black", hatch="///",
-                         label="misses its goal"))
+    handles = [
+        Patch(facecolor=colours[bf], edgecolor="black", label=f"batch_first={bf}") for bf in LAYOUTS
+    ]
+    handles.append(
+        Patch(facecolor="white", edgecolor="black", hatch="///", label="misses its goal")
+    )
     fig.legend(
-        handles=handles, loc="outside upper center", ncols=3, frameon=False,
+        handles=handles,
+        loc="outside upper center",
+        ncols=3,
+        frameon=False,
         title="time ratio mha / torch, lower is faster: "
         f"{results['machine']['device_name']}, torch {results['machine']['torch']}",
     )
@@ -425,7 +441,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed pairs per measurement")
     parser.add_argument("--quick", action="store_true", help="first shape only, no memory")
     parser.add_argument(
-        "--plot", type=Path, metavar="RESULTS_JSON",
+        "--plot",
+        type=Path,
+        metavar="RESULTS_JSON",
         help="only redraw the figures of a results.json, beside it; measure nothing",
     )
     parser.add_argument("--memory-point", nargs=2, metavar=("L", "PATH"), help=argparse.SUPPRESS)

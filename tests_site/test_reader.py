@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,9 @@ THUMB = re.compile(r'<div class="sphx-glr-thumbnail-title">|<img [^>]*src="([^"]
 
 def _thumbnails(index: Path) -> list[Path]:
     html = index.read_text(encoding="utf-8")
-    cards = re.findall(r'<div class="sphx-glr-thumbcontainer".*?<img [^>]*src="([^"]+)"', html, re.S)
+    cards = re.findall(
+        r'<div class="sphx-glr-thumbcontainer".*?<img [^>]*src="([^"]+)"', html, re.DOTALL
+    )
     return [(index.parent / src).resolve() for src in cards]
 
 
@@ -63,7 +66,7 @@ def test_every_example_has_its_own_thumbnail(layout, language: str) -> None:
 STRAY_REPR = re.compile(
     r"object at 0x[0-9a-f]+|&lt;matplotlib\.|^Text\(|^\[?&lt;matplotlib|^Legend\b|"
     r"<span class=\"go\">Text\(",
-    re.M,
+    re.MULTILINE,
 )
 
 
@@ -75,11 +78,13 @@ def test_no_object_reprs(layout) -> None:
             outputs = re.findall(
                 r'<div class="(?:sphx-glr-script-out|cell_output)[^"]*".*?</pre>',
                 page.read_text(encoding="utf-8"),
-                re.S,
+                re.DOTALL,
             )
             for block in outputs:
                 text = re.sub(r"<[^>]+>", "", block)
-                hits = STRAY_REPR.findall(text) + re.findall(r"^(?:Text|Legend)\(", text, re.M)
+                hits = STRAY_REPR.findall(text) + re.findall(
+                    r"^(?:Text|Legend)\(", text, re.MULTILINE
+                )
                 if hits or "object at 0x" in text:
                     found.append(f"{_rel(layout, page)}: {text.strip()[:120]!r}")
     assert not found, "\n".join(found)
@@ -176,7 +181,9 @@ def test_phone_screenshots(phone, base_url, layout, screenshot_dir: Path) -> Non
         )
         height = min(3000, phone.evaluate("() => document.documentElement.scrollHeight"))
         path = screenshot_dir / f"{name}.png"
-        phone.screenshot(path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": 390, "height": height})
+        phone.screenshot(
+            path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": 390, "height": height}
+        )
         assert path.stat().st_size > 5_000
 
 
@@ -217,7 +224,7 @@ def test_figures_are_shown_at_their_drawn_size(browser, base_url, layout) -> Non
     assert not small, "figures scaled down (their text below 10 pt):\n" + "\n".join(small)
 
 
-BAD_ALT = re.compile(r"^(?:$|plot\b|sphx_glr|image|figure|png)", re.I)
+BAD_ALT = re.compile(r"^(?:$|plot\b|sphx_glr|image|figure|png)", re.IGNORECASE)
 
 
 def test_every_figure_says_what_it_shows(layout) -> None:
@@ -231,7 +238,7 @@ def test_every_figure_says_what_it_shows(layout) -> None:
                     continue  # a gallery card's picture: its link carries the title
                 alt = re.search(r'\balt="([^"]*)"', tag)
                 text = alt.group(1).strip() if alt else ""
-                if BAD_ALT.match(text) or len(text.split()) < 2 and len(text) < 4:
+                if BAD_ALT.match(text) or (len(text.split()) < 2 and len(text) < 4):
                     missing.append(f"{_rel(layout, page)}: {tag[:140]}")
     assert not missing, "\n".join(missing[:20]) + f"\n({len(missing)} images)"
 
@@ -259,7 +266,7 @@ def test_chinese_search(shared, layout, query: str) -> None:
     links = shared.page.eval_on_selector_all(
         "#search-results ul.search li a", "links => links.map((a) => a.href)"
     )
-    print(f"search {query}: {len(links)} results")
+    sys.stdout.write(f"search {query}: {len(links)} results\n")
     assert len(links) >= 3, f"{query}: {links}"
     assert any(link.split("?")[0].split("#")[0].endswith(SEARCHES[query]) for link in links), (
         f"{query}: {SEARCHES[query]} not among {links}"
@@ -292,7 +299,7 @@ def _with_text(html: str) -> str:
 def test_interface_is_in_the_page_language(layout) -> None:
     if "zh_CN" not in layout.languages:
         pytest.skip("no zh_CN folder")
-    english = {s: 0 for s in UI_ENGLISH}
+    english = dict.fromkeys(UI_ENGLISH, 0)
     for page in _language_pages(layout, "en"):
         html = _with_text(page.read_text(encoding="utf-8"))
         for s in UI_ENGLISH:
@@ -313,12 +320,12 @@ def test_gallery_titles_equal_page_titles(layout) -> None:
         cards = re.findall(
             r'<div class="sphx-glr-thumbcontainer".*?<a [^>]*href="([^"#]+)".*?</div>\s*</div>',
             index,
-            re.S,
+            re.DOTALL,
         )
-        titles = re.findall(r'<div class="sphx-glr-thumbnail-title">(.*?)</div>', index, re.S)
+        titles = re.findall(r'<div class="sphx-glr-thumbnail-title">(.*?)</div>', index, re.DOTALL)
         for href, title in zip(cards, titles, strict=False):
             page = (folder / "auto_examples" / href).read_text(encoding="utf-8")
-            h1 = re.search(r"<h1>(.*?)<a class=\"headerlink\"", page, re.S)
+            h1 = re.search(r"<h1>(.*?)<a class=\"headerlink\"", page, re.DOTALL)
             page_title = re.sub(r"<[^>]+>", "", h1.group(1)).strip() if h1 else ""
             card = re.sub(r"<[^>]+>", "", title).strip()
             if card != page_title:
@@ -336,10 +343,10 @@ def test_no_plain_formulas_in_titles_and_headings(layout) -> None:
     for language in layout.languages:
         for page in _language_pages(layout, language):
             html = page.read_text(encoding="utf-8")
-            title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
+            title = re.search(r"<title>(.*?)</title>", html, re.DOTALL).group(1)
             if "\\" in title:
                 bad.append(f"{_rel(layout, page)}: <title>{title}")
-            for heading in re.findall(r"<h[1-3][^>]*>(.*?)</h[1-3]>", html, re.S):
+            for heading in re.findall(r"<h[1-3][^>]*>(.*?)</h[1-3]>", html, re.DOTALL):
                 text = re.sub(r"<[^>]+>", "", heading)
                 if re.search(r"sqrt\(|\bq \. k\b", text):
                     bad.append(f"{_rel(layout, page)}: {text.strip()[:80]}")
@@ -401,7 +408,7 @@ def test_accessibility(browser, base_url, layout) -> None:
                         )
     finally:
         ctx.close()
-    print(f"axe: {checked} pages, {len(found)} serious or critical violations")
+    sys.stdout.write(f"axe: {checked} pages, {len(found)} serious or critical violations\n")
     assert checked > 0
     assert not found, "\n".join(found[:40]) + f"\n({len(found)} in all)"
 

@@ -11,6 +11,7 @@ checks what indexing along each axis returns.
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_01_inputs.png"
 
 torch.manual_seed(0)

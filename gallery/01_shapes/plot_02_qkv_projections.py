@@ -12,6 +12,7 @@ that one packed ``(192, 64)`` matrix gives the same three results as three separ
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_02_qkv.png"
 
 torch.manual_seed(0)

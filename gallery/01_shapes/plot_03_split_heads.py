@@ -13,6 +13,7 @@ version and proves that head ``h`` of token ``t`` is columns ``h*8:(h+1)*8`` of 
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_03_split.png"
 
 torch.manual_seed(0)

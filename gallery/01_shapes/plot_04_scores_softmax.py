@@ -14,6 +14,7 @@ import math
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_04_scores.png"
 
 torch.manual_seed(0)

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_05_weighted.png"
 
 torch.manual_seed(0)

@@ -13,6 +13,7 @@ the same, that merging is the exact inverse of splitting, and reproduces the err
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_06_merge.png"
 
 torch.manual_seed(0)

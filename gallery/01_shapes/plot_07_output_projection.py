@@ -15,6 +15,7 @@ import math
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_07_output.png"
 
 torch.manual_seed(0)

@@ -21,6 +21,7 @@ PyTorch's default ``batch_first=False`` ``(L, B, E)``. Every equality is checked
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/pytorch_01_side_by_side.png"
 
 torch.manual_seed(0)

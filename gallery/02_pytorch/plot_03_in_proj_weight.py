@@ -20,6 +20,7 @@ values have their own widths (``kdim``, ``vdim``) and the packed matrix is gone.
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/pytorch_03_in_proj_weight.png"
 
 torch.manual_seed(0)

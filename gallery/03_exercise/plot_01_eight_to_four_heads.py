@@ -19,6 +19,7 @@ change at all.
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/exercise_01_eight_to_four.png"
 
 torch.manual_seed(0)

@@ -17,6 +17,7 @@ check type and message, and build the module again with a head count that divide
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_01_embed_dim.png"
 
 torch.manual_seed(0)

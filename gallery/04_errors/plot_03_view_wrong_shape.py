@@ -18,6 +18,7 @@ which names the dimension and the head counts that fit.
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_03_view_shape.png"
 
 torch.manual_seed(0)

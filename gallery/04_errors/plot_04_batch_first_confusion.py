@@ -19,6 +19,7 @@ We show the silent case, the leak across the batch, both errors, and the two fix
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_04_batch_first.png"
 
 device = mha.get_device()

@@ -19,6 +19,7 @@ error, and check the three fixes: ``.contiguous().view``, ``.reshape`` and
 import torch
 
 import mha
+
 # sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_06_view_transpose.png"
 
 torch.manual_seed(0)
