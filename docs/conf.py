@@ -90,8 +90,8 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc", "sourcelink"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
-    "pygments_light_style": "default",
-    "pygments_dark_style": "github-dark",
+    "pygments_light_style": "a11y-high-contrast-light",  # WCAG AA contrast on code (axe)
+    "pygments_dark_style": "a11y-high-contrast-dark",
 }
 html_context = {"default_mode": "auto"}
 
@@ -362,7 +362,12 @@ def _chinese_ui_strings(app, pagename, templatename, context, doctree) -> None:
     if "bench-table" in body:
         for english, chinese in _BENCH_TABLE_ZH.items():
             body = body.replace(english, chinese)
-    context["body"] = body
+    # The API reference stays in English, but the links to it (cards, breadcrumbs, next and
+    # previous) name it in Chinese, as the navbar does.
+    context["body"] = body.replace(">API reference<", ">API 参考<")
+    for link in [context.get("next"), context.get("prev"), *(context.get("parents") or [])]:
+        if link and link.get("title") == "API reference":
+            link["title"] = "API 参考"
 
 
 # A word as a subscript is a name, set upright: $d_{model}$ reads d_{\text{model}} (TeX sets

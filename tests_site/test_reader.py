@@ -234,7 +234,7 @@ def test_every_figure_says_what_it_shows(layout) -> None:
         for page in _language_pages(layout, language):
             html = page.read_text(encoding="utf-8")
             for tag in re.findall(r"<img\b[^>]*>", html):
-                if "logo" in tag or "favicon" in tag or "_thumb" in tag:
+                if "logo" in tag or "favicon" in tag or "_thumb" in tag or "toggler" in tag:
                     continue  # a gallery card's picture: its link carries the title
                 alt = re.search(r'\balt="([^"]*)"', tag)
                 text = alt.group(1).strip() if alt else ""
@@ -308,7 +308,10 @@ def test_interface_is_in_the_page_language(layout) -> None:
     leaks = []
     for page in _language_pages(layout, "zh_CN"):
         html = _with_text(page.read_text(encoding="utf-8"))
-        leaks += [f"{_rel(layout, page)}: {s}" for s in UI_ENGLISH if s in html]
+        rel = _rel(layout, page)
+        # the API reference's own index page is English (generated from the docstrings)
+        own = {">API reference<"} if rel.endswith("reference/index.html") else set()
+        leaks += [f"{rel}: {s}" for s in UI_ENGLISH if s in html and s not in own]
     assert not leaks, "\n".join(leaks[:30]) + f"\n({len(leaks)} in all)"
 
 

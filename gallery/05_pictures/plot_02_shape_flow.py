@@ -58,7 +58,16 @@ def draw_shape_flow(steps, title, highlight=()):
     ax.set_xlim(0, WIDTH)
     ax.set_ylim(-height, 0)
     ax.axis("off")
-    ax.text(0.15, -0.2, title, fontsize=13, fontweight="bold", va="top")
+    # the figure's title (sphinx-gallery also makes it the image's alt text)
+    fig.suptitle(
+        title,
+        x=0.15 / WIDTH,
+        y=1 - 0.2 / height,
+        ha="left",
+        va="top",
+        fontsize=13,
+        fontweight="bold",
+    )
 
     boxes, arrow_labels = [], []
     for row, (step, tensors) in enumerate(groups):
