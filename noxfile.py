@@ -213,7 +213,8 @@ def browser(session: nox.Session) -> None:
     Run ``nox -s docs`` first. Screenshots go to docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
     site = site_check(session)
-    session.install("pytest", "playwright")  # drives Debian's Chromium: no browser download
+    # drives Debian's Chromium (no browser download); axe-core checks accessibility
+    session.install("pytest", "playwright", "axe-playwright-python")
     screenshots = os.environ.get("MHA_SCREENSHOTS", str(BUILD / "screenshots"))
     session.run("python", "tests_site/sitescan.py", str(site))
     # -c: the site checks have their own pytest.ini (the unit-test settings stay in pyproject.toml)

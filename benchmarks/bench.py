@@ -3,6 +3,7 @@
 Run with ``nox -s bench`` or directly::
 
     python benchmarks/bench.py [OUT_DIR] [--update-docs] [--repeats N] [--quick]
+    python benchmarks/bench.py --plot docs/_static/bench/results.json   # redraw only
 
 Both modules hold the same weights (``MultiHeadAttention.from_torch``) and run in this one
 process on the device of ``mha.get_device()``. Each measurement alternates the two modules,
@@ -29,7 +30,7 @@ runs in a fresh subprocess and reads the peak resident set size; on a GPU it rea
 ``torch.cuda.max_memory_allocated``.
 
 Grouped-query attention and the KV cache (``--gqa`` runs this part alone, about a minute, and
-writes ``gqa.json`` and ``gqa.png``):
+writes ``gqa.json``, ``gqa.png`` and ``gqa@2x.png``):
 
 * one cached decode step at ``S = 2048``, ``E = 512``, ``H = 8``, ``H_kv = 2`` costs at most
   1/20 of recomputing the whole sequence (a goal: the exit status is 1 when it is missed);
@@ -51,7 +52,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -466,8 +466,9 @@ def plot_gqa(results: dict, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11})
     g = results["gqa"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 3.4), layout="constrained")
     bars = [g["decode"]["recompute_ms"], g["decode"]["step_ms"]]
     left.bar(["recompute\nS tokens", "cached\nstep"], bars, color=["C3", "C0"])
     left.set_yscale("log")
@@ -480,7 +481,7 @@ def plot_gqa(results: dict, out: Path) -> None:
         f"{results['machine']['device_name'][:40]}",
         fontsize=10,
     )
-    fig.savefig(out / "gqa.png", dpi=110)
+    _save(fig, out, "gqa")
     plt.close(fig)
 
 
@@ -489,42 +490,97 @@ def plot_gqa(results: dict, out: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
+# Drawn for the site's text column: 7 in wide, panels stacked, text at 10 pt or more, legends
+# beside the data. Saved at 1x (100 dpi, 700 px) and 2x (``*@2x.png``) for sharp high-DPI screens.
+FIGURE_WIDTH = 7.0
+FIGURE_DPI = 100
+
+
+def _save(fig, out: Path, name: str) -> None:
+    fig.savefig(out / f"{name}.png", dpi=FIGURE_DPI)
+    fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
+
+
 def plot(results: dict, out: Path) -> None:
+    """Draw ``speed.png`` and ``memory.png`` (and their ``@2x`` versions) into ``out``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "legend.fontsize": 10})
     rows = results["speed"]
-    fig, axes = plt.subplots(1, len(MODES), figsize=(12, 3.8), sharey=True)
+    colours = {True: "C0", False: "C1"}
+    fig, axes = plt.subplots(
+        len(MODES),
+        1,
+        figsize=(FIGURE_WIDTH, 2.6 * len(MODES) + 0.9),
+        sharex=True,
+        layout="constrained",
+    )
+    top = max(max(r["ratio"] for r in rows), *(goal(m, bf) for m in MODES for bf in LAYOUTS))
     for ax, mode in zip(axes, MODES, strict=True):
         shapes = [r for r in rows if r["mode"] == mode and r["batch_first"]]
-        labels = [f"B={r['B']}\nL={r['L']}\nE={r['E']} H={r['H']}" for r in shapes]
+        labels = [f"({r['B']}, {r['L']}, {r['E']}, {r['H']})" for r in shapes]
         width = 0.38
         for i, batch_first in enumerate(LAYOUTS):
-            ratios = [
-                r["ratio"] for r in rows if r["mode"] == mode and r["batch_first"] == batch_first
-            ]
-            xs = [j + (i - 0.5) * width for j in range(len(ratios))]
-            ax.bar(xs, ratios, width, label=f"batch_first={batch_first}")
+            mine = [r for r in rows if r["mode"] == mode and r["batch_first"] == batch_first]
+            xs = [j + (i - 0.5) * width for j in range(len(mine))]
+            bars = ax.bar(
+                xs,
+                [r["ratio"] for r in mine],
+                width,
+                color=colours[batch_first],
+                hatch=["" if r["passed"] else "///" for r in mine],
+                edgecolor="black",
+                linewidth=0.6,
+            )
+            ax.bar_label(bars, [f"{r['ratio']:.2f}" for r in mine], padding=2)
         ax.axhline(1.0, color="grey", lw=1)
+        goals = {batch_first: goal(mode, batch_first) for batch_first in LAYOUTS}
         for batch_first, style in ((True, "--"), (False, ":")):
-            limit = goal(mode, batch_first)
-            label = f"goal <= {limit} (batch_first={batch_first})"
-            ax.axhline(limit, color="C3", ls=style, lw=1.5, label=label)
-        ax.set_xticks(range(len(labels)), labels, fontsize=8)
-        ax.set_title(f"{mode}\n" + textwrap.fill(MODES[mode], 42), fontsize=9)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("time ratio mha / torch (lower is faster)")
-    fig.suptitle(f"{results['machine']['device_name']}, torch {results['machine']['torch']}")
-    fig.tight_layout()
-    fig.savefig(out / "speed.png", dpi=110)
+            ax.axhline(goals[batch_first], color="C3", ls=style, lw=1.5)
+        # the goals' values, right of the panel (outside the data)
+        text = {goals[True]: "goal", goals[False]: "goal"}
+        if goals[True] != goals[False]:
+            text = {goals[True]: "goal (True)", goals[False]: "goal (False)"}
+        for value, name in text.items():
+            ax.annotate(
+                f"{name} {value:g}",
+                xy=(1, value),
+                xycoords=("axes fraction", "data"),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                color="C3",
+            )
+        ax.set_ylim(0, 1.2 * top)
+        ax.set_title(f"{mode}: {MODES[mode]}", loc="left")
+        ax.set_ylabel("mha / torch")
+    axes[-1].set_xticks(range(len(labels)), labels)
+    axes[-1].set_xlabel("(B, L, E, H)")
+    handles = [
+        Patch(facecolor=colours[bf], edgecolor="black", label=f"batch_first={bf}") for bf in LAYOUTS
+    ]
+    handles.append(
+        Patch(facecolor="white", edgecolor="black", hatch="///", label="misses its goal")
+    )
+    fig.legend(
+        handles=handles,
+        loc="outside upper center",
+        ncols=3,
+        frameon=False,
+        title="time ratio mha / torch, lower is faster: "
+        f"{results['machine']['device_name']}, torch {results['machine']['torch']}",
+    )
+    _save(fig, out, "speed")
     plt.close(fig)
 
     mem = results["memory"]
     if mem is None:
         return
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.2), layout="constrained")
     for path, marker in (("fused", "o"), ("explicit", "s")):
         pts = [p for p in mem["points"] if p["path"] == path]
         k = mem["growth_exponent"][path]
@@ -538,13 +594,13 @@ def plot(results: dict, out: Path) -> None:
     ax.set_xlabel("sequence length L")
     ax.set_ylabel("peak memory of one forward (MiB)")
     ax.set_title(
-        f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; {results['machine']['device']}",
-        fontsize=10,
+        f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; "
+        f"{results['machine']['device']}",
+        loc="left",
     )
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out / "memory.png", dpi=110)
+    fig.legend(loc="outside upper center", ncols=2, frameon=False)
+    _save(fig, out, "memory")
     plt.close(fig)
 
 
@@ -568,9 +624,19 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="torch CPU threads (default: torch's); 1 on a machine whose cores are busy",
     )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="RESULTS_JSON",
+        help="only redraw the figures of a results.json, beside it; measure nothing",
+    )
     parser.add_argument("--memory-point", nargs=2, metavar=("L", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.plot:  # redraw from a results.json: no measurement
+        plot(json.loads(args.plot.read_text()), args.plot.parent)
+        print(f"drew the figures of {args.plot} beside it")
+        return 0
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     device = mha.get_device()
@@ -610,7 +676,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out} in {results['seconds']:.0f} s")
     if args.update_docs:
         DOCS_OUT.mkdir(parents=True, exist_ok=True)
-        for name in ("results.json", "speed.png", "memory.png"):
+        for name in ("results.json", "speed.png", "memory.png", "speed@2x.png", "memory@2x.png"):
             if (args.out / name).is_file():
                 shutil.copy2(args.out / name, DOCS_OUT / name)
         print(f"copied to {DOCS_OUT}")
@@ -640,7 +706,7 @@ def main_gqa(args: argparse.Namespace, device: torch.device, info: dict, started
     print(f"wrote {args.out} in {results['seconds']:.0f} s")
     if args.update_docs:
         DOCS_OUT.mkdir(parents=True, exist_ok=True)
-        for name in ("gqa.json", "gqa.png"):
+        for name in ("gqa.json", "gqa.png", "gqa@2x.png"):
             shutil.copy2(args.out / name, DOCS_OUT / name)
         print(f"copied to {DOCS_OUT}")
     if not results["passed"]:

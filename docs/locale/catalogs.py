@@ -36,7 +36,8 @@ LOCALE = Path(__file__).resolve().parent
 DOCS = LOCALE.parent
 LANGUAGES = ("zh_CN",)
 
-# Pages without a catalog: generated from docstrings.
+# Pages without a catalog: generated from docstrings (the navbar and the home page name the
+# API reference through index.md, whose catalog translates it).
 UNTRANSLATED_PAGES = ("reference/",)
 # sphinx-gallery's boilerplate on every example page and the gallery index.
 BOILERPLATE = re.compile(
@@ -114,9 +115,17 @@ def po_dir(language: str) -> Path:
     return LOCALE / language / "LC_MESSAGES"
 
 
+# Not page catalogs: sphinx.po holds the theme's interface strings (Sphinx's own domain).
+INTERFACE_CATALOGS = ("sphinx",)
+
+
 def po_files(language: str) -> dict[str, Path]:
+    """The page catalogs of ``language``, by page name."""
     root = po_dir(language)
-    return {catalog_name(p, root): p for p in sorted(root.rglob("*.po"))} if root.is_dir() else {}
+    if not root.is_dir():
+        return {}
+    catalogs = {catalog_name(p, root): p for p in sorted(root.rglob("*.po"))}
+    return {name: p for name, p in catalogs.items() if name not in INTERFACE_CATALOGS}
 
 
 def update(pot_dir: Path, language: str) -> None:

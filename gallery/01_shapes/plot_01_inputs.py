@@ -12,6 +12,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_01_inputs.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

@@ -13,6 +13,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_02_qkv.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

@@ -15,6 +15,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_04_scores.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 
@@ -50,8 +52,8 @@ show("K_heads^T", K_T, "(B, H, D, S)")
 assert K_T.shape == (2, 8, 8, 5)
 
 # %%
-# Scores: ``Q K^T / sqrt(d_k)``
-# -----------------------------
+# Scores: :math:`Q K^\top / \sqrt{d_k}`
+# -------------------------------------
 #
 # ``scores[b, h, i, j]`` is the dot product of query ``i`` with key ``j`` in head ``h``,
 # divided by ``sqrt(d_k) = sqrt(8)`` so that its size does not grow with the head width.

@@ -17,6 +17,8 @@ import torch.nn.functional as F
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_05_weighted.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

@@ -14,6 +14,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_06_merge.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

@@ -16,6 +16,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/shapes_07_output.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

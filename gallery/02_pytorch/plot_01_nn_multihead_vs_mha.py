@@ -24,6 +24,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/pytorch_01_side_by_side.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

@@ -23,6 +23,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/pytorch_03_in_proj_weight.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

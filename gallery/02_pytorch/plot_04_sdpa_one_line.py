@@ -133,14 +133,14 @@ assert weights_same_mask[..., :3].eq(0).all()
 _, weights_negated = mha.scaled_dot_product_attention(q_h, k_h, v_h, attn_mask=~mask)
 torch.testing.assert_close(weights_negated, weights_module)
 
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True, layout="constrained")
+fig, axes = plt.subplots(1, 2, figsize=(7, 3.6), sharey=True, layout="constrained")
 panels = [
     ("nn.MultiheadAttention\nmask True = blocked", weights_module),
     ("F.scaled_dot_product_attention\nmask True = may attend", weights_same_mask),
 ]
 for ax, (title, w) in zip(axes, panels, strict=True):
     image = ax.imshow(w[0, 0].detach().cpu(), vmin=0, vmax=1, cmap="viridis")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=10)
     ax.set_xlabel("key")
     ax.set_xticks(range(5))
     ax.set_yticks(range(5))

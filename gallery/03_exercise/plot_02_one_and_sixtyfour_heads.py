@@ -11,8 +11,8 @@ do.
 """
 
 # %%
-# One head: d_k = 64
-# ------------------
+# One head: :math:`d_k = 64`
+# ---------------------------
 #
 # Splitting into one head only adds a head dimension of size 1: ``Q_heads`` is
 # ``(B, H, L, D) = (2, 1, 5, 64)`` and holds exactly ``Q``.
@@ -63,8 +63,8 @@ torch.testing.assert_close(attn1(x, x, x)[1], weights_plain)
 print("1 head == plain attention:", tuple(out1.shape), tuple(weights1.shape))
 
 # %%
-# 64 heads: d_k = 1
-# -----------------
+# 64 heads: :math:`d_k = 1`
+# --------------------------
 #
 # Now each head gets one column of ``Q``, ``K`` and ``V``: ``(2, 64, 5, 1)``. The scale is
 # ``1 / sqrt(1) = 1``, so the default scale and ``scale=1.0`` give the same result.
@@ -158,7 +158,7 @@ print("every row's largest weight is on the key with the largest or smallest k_j
 head = 0
 k_head = k_scalar[0, head].detach().cpu()  # (S,)
 by_k = k_head.argsort()
-fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 for i in range(5):
     q_i = float(q[0, head, i, 0].detach())
     w_i = weights[0, head, i].detach().cpu()
@@ -166,7 +166,7 @@ for i in range(5):
 ax.set_xlabel("key scalar k_j")
 ax.set_ylabel("attention weight")
 ax.set_title(f"64 heads, d_k = 1: head {head}, batch 0")
-ax.legend(fontsize=8)
+ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)  # off the data
 
 # %%
 # Functions used: :func:`mha.check_heads`, :func:`mha.project`, :func:`mha.split_heads`,

@@ -189,24 +189,23 @@ print("all keys padded: zero key weight 1, output = b_O; without it: NaN")
 # The picture
 # -----------
 #
-# Left, the weights of the first sequence averaged over heads: five real keys, the learned
-# key and the zero key. Right, the weight each head gives the zero key, per query.
-
+# Top, the weights of the first sequence averaged over heads: five real keys, the learned
+# key and the zero key. Bottom, the weight each head gives the zero key, per query.
 labels = ["0", "1", "2", "3", "4", "bias", "zero"]
-fig, (ax_avg, ax_zero) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
+fig, (ax_avg, ax_zero) = plt.subplots(2, 1, figsize=(7, 6.4), layout="constrained")
 image = ax_avg.imshow(weights[0].mean(0).detach().cpu(), vmin=0, cmap="viridis")
 ax_avg.set_xticks(range(7), labels)
 ax_avg.set_yticks(range(5))
 ax_avg.set_xlabel("key")
 ax_avg.set_ylabel("query")
-ax_avg.set_title("weights, averaged over heads (batch 0)", fontsize=10)
+ax_avg.set_title("weights, averaged over heads (batch 0)")
 fig.colorbar(image, ax=ax_avg, shrink=0.8)
 image = ax_zero.imshow(w_zero[0].detach().cpu(), vmin=0, cmap="magma")
 ax_zero.set_xticks(range(5))
 ax_zero.set_yticks(range(8))
 ax_zero.set_xlabel("query")
 ax_zero.set_ylabel("head")
-ax_zero.set_title("weight on the zero key (batch 0)", fontsize=10)
+ax_zero.set_title("weight on the zero key (batch 0)")
 fig.colorbar(image, ax=ax_zero, shrink=0.8)
 
 # %%

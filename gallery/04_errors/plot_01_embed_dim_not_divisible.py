@@ -20,6 +20,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_01_embed_dim.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

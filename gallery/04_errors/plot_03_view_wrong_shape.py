@@ -21,6 +21,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_03_view_shape.png"
+
 torch.manual_seed(0)
 device = mha.get_device()
 

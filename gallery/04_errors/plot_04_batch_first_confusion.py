@@ -22,6 +22,8 @@ import torch
 
 import mha
 
+# sphinx_gallery_thumbnail_path = "_static/thumbnails/errors_04_batch_first.png"
+
 device = mha.get_device()
 
 torch.manual_seed(0)

@@ -98,7 +98,7 @@ torch.testing.assert_close(per_head_theirs, weights_per_head)
 # Sequence 0: the averaged matrix with its row for query 1 outlined (what
 # ``weights_avg[0, 1]`` is), next to head 1's own matrix (what was wanted).
 
-fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
+fig, axes = plt.subplots(1, 2, figsize=(7, 3.6), layout="constrained")
 panels = [
     ("weights_avg[0]: mean of 8 heads", weights_avg[0]),
     ("weights_per_head[0, 1]: head 1", weights_per_head[0, 1]),
@@ -106,13 +106,13 @@ panels = [
 vmax = max(w.max().item() for _, w in panels)
 for ax, (title, w) in zip(axes, panels, strict=True):
     image = ax.imshow(w.detach().cpu(), vmin=0, vmax=vmax, cmap="viridis")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=10)
     ax.set_xlabel("key")
     ax.set_ylabel("query")
     ax.set_xticks(range(5))
     ax.set_yticks(range(5))
 axes[0].add_patch(plt.Rectangle((-0.5, 0.5), 5, 1, fill=False, edgecolor="red", linewidth=2))
-axes[0].text(2, 1, "weights_avg[0, 1]", color="white", fontsize=9, ha="center", va="center")
+axes[0].text(2, 1, "weights_avg[0, 1]", color="white", fontsize=10, ha="center", va="center")
 fig.colorbar(image, ax=axes, shrink=0.8, label="weight")
 
 # %%

@@ -147,14 +147,14 @@ print("wrong: token 0 unchanged when tokens 2, 3, 4 change; right: token 0 chang
 # Batch element 0: which token fills each (head, position) slot, labelled with its
 # ``(token, head)`` tag.
 
-fig, axes = plt.subplots(1, 2, figsize=(6.4, 4.2), layout="constrained", sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(7, 4.8), layout="constrained", sharey=True)
 panels = [("mha.split_heads(x, 8)", right_tags), ("x.view(B, H, L, D)", wrong_tags)]
 for ax, (title, tag_grid) in zip(axes, panels, strict=True):
     ax.imshow((tag_grid // 10).cpu(), cmap="tab10", vmin=0, vmax=9)
     for h in range(H):
         for pos in range(L):
             tag = int(tag_grid[h, pos])
-            ax.text(pos, h, f"t{tag // 10}h{tag % 10}", ha="center", va="center", fontsize=8)
+            ax.text(pos, h, f"t{tag // 10}h{tag % 10}", ha="center", va="center", fontsize=10)
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("position in the head")
     ax.set_xticks(range(L))

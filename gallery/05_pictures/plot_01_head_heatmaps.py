@@ -38,10 +38,11 @@ def plot_heads(weights, query_tokens, key_tokens, cols=4, title=None):
     num_heads = weights.shape[0]
     cols = min(cols, num_heads)
     rows = math.ceil(num_heads / cols)
+    cell = min(2.4, 5.8 / cols)  # at most 7 in wide: the text column
     fig, axes = plt.subplots(
         rows,
         cols,
-        figsize=(2.4 * cols + 1.2, 2.4 * rows + 0.8),
+        figsize=(cell * cols + 1.2, cell * rows + 0.4 * rows + 0.8),
         squeeze=False,
         layout="constrained",
         facecolor="white",

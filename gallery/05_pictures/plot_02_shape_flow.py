@@ -41,7 +41,8 @@ assert trace[0].shape == trace[-1].shape == (2, 5, 64)
 COLOURS = {3: "#cfe2f3", 4: "#fce5cd"}  # fill by number of dimensions
 EDGE = "#333333"
 CHANGED = "#c0392b"
-BOX_W, BOX_H, ROW_GAP, WIDTH = 2.5, 1.05, 1.75, 9.0  # inches
+BOX_W, BOX_H, ROW_GAP, WIDTH = 2.1, 1.05, 1.75, 7.0  # inches: the text column
+LEGEND_H = 0.75  # room below the rows for the legend, off the boxes
 
 
 def draw_shape_flow(steps, title, highlight=()):
@@ -51,13 +52,22 @@ def draw_shape_flow(steps, title, highlight=()):
     patches (one per tensor) and the arrow labels.
     """
     groups = [(step, list(rows)) for step, rows in groupby(steps, key=lambda s: s.step)]
-    height = ROW_GAP * len(groups) + 0.3
+    height = ROW_GAP * len(groups) + 0.3 + LEGEND_H
     fig = plt.figure(figsize=(WIDTH, height), facecolor="white")
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, WIDTH)
     ax.set_ylim(-height, 0)
     ax.axis("off")
-    ax.text(0.15, -0.2, title, fontsize=13, fontweight="bold", va="top")
+    # the figure's title (sphinx-gallery also makes it the image's alt text)
+    fig.suptitle(
+        title,
+        x=0.15 / WIDTH,
+        y=1 - 0.2 / height,
+        ha="left",
+        va="top",
+        fontsize=13,
+        fontweight="bold",
+    )
 
     boxes, arrow_labels = [], []
     for row, (step, tensors) in enumerate(groups):
@@ -105,7 +115,7 @@ def draw_shape_flow(steps, title, highlight=()):
     ]
     if highlight:
         legend.append(Patch(facecolor="white", edgecolor=CHANGED, linewidth=2, label="changed"))
-    ax.legend(handles=legend, loc="upper right", frameon=False, fontsize=9)
+    ax.legend(handles=legend, loc="lower center", ncols=2, frameon=False, fontsize=10)
     return fig, boxes, arrow_labels
 
 

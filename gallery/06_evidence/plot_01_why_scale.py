@@ -1,6 +1,6 @@
 r"""
-Why divide by sqrt(d_k)
-=======================
+Why the scores are scaled
+=========================
 
 The paper scales the scores by :math:`1/\sqrt{d_k}` because "for large values of
 :math:`d_k`, the dot products grow large in magnitude, pushing the softmax function into
@@ -31,8 +31,8 @@ dims = [2**i for i in range(10)]  # d_k = 1, 2, 4, ..., 512
 print("d_k:", dims)
 
 # %%
-# The variance of q . k is d_k
-# ----------------------------
+# The variance of :math:`q \cdot k` is :math:`d_k`
+# -------------------------------------------------
 #
 # :math:`q \cdot k = \sum_i q_i k_i` is a sum of :math:`d_k` independent products of mean 0
 # and variance 1, so its variance is :math:`d_k`. We draw 20,000 pairs per :math:`d_k` and
@@ -152,32 +152,30 @@ assert max(grad_scaled) / min(grad_scaled) < 2
 # All three curves
 # ----------------
 #
-# **Figure.** Left: measured variance of :math:`q \cdot k` on the line :math:`d_k` (dashed),
+# **Figure.** Top: measured variance of :math:`q \cdot k` on the line :math:`d_k` (dashed),
 # and 1 after scaling. Middle: median largest attention weight; the unscaled curve climbs to
-# 1 (a one-hot softmax) while the scaled one stays flat. Right: median gradient norm reaching
+# 1 (a one-hot softmax) while the scaled one stays flat. Bottom: median gradient norm reaching
 # the query, on a log scale; look at the unscaled curve falling off after its peak.
 
-fig, axes = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
+fig, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True, layout="constrained")
 ax = axes[0]
 ax.loglog(dims, variance, "o-", label=r"$q \cdot k$ (measured)")
 ax.loglog(dims, dims, "k--", label=r"$d_k$ (theory)")
 ax.loglog(dims, variance_scaled, "s-", label=r"$q \cdot k / \sqrt{d_k}$")
-ax.set(xlabel=r"$d_k$", ylabel="variance", title="Variance of the scores")
-ax.legend()
+ax.set(ylabel="variance", title="Variance of the scores")
 ax = axes[1]
 ax.semilogx(dims, column("unscaled", "max_prob"), "o-", label="unscaled")
 ax.semilogx(dims, scaled_max, "s-", label=r"scaled by $1/\sqrt{d_k}$")
 ax.axhline(1 / n_keys, color="gray", ls=":", label=f"uniform (1/{n_keys})")
-ax.set(xlabel=r"$d_k$", ylabel="median largest weight", title="Softmax saturation", ylim=(0, 1.05))
-ax.legend()
+ax.set(ylabel="median largest weight", title="Softmax saturation", ylim=(0, 1.05))
 ax = axes[2]
 ax.loglog(dims, grad_unscaled, "o-", label="unscaled")
 ax.loglog(dims, grad_scaled, "s-", label=r"scaled by $1/\sqrt{d_k}$")
 ax.set(xlabel=r"$d_k$", ylabel=r"median $\|\partial \mathrm{loss} / \partial q\|$")
 ax.set_title("Gradient reaching the query")
-ax.legend()
-for ax in axes:
-    ax.set_xticks(dims[::2], [str(d) for d in dims[::2]])
+axes[-1].set_xticks(dims[::2], [str(d) for d in dims[::2]])
+for ax in axes:  # legends beside the panels, off the data
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
 
 # %%
 # Functions used: :func:`mha.scaled_dot_product_attention` (its ``scale`` argument).

@@ -127,13 +127,13 @@ for n_tokens in (16, 1024, 8192):
 # Figure
 # ------
 #
-# **Figure.** For each ``d_model`` (one colour): left, the parameter count; middle, the
-# matrix-multiply FLOPs of one forward pass; right, the number of attention-weight elements,
-# against the head count on log axes. Look at the flat lines on the left and in the middle
-# and the line of slope 1 on the right, the same for both widths: the weight memory depends
+# **Figure.** For each ``d_model`` (one colour): top, the parameter count; middle, the
+# matrix-multiply FLOPs of one forward pass; bottom, the number of attention-weight elements,
+# against the head count on log axes. Look at the flat lines at the top and in the middle
+# and the line of slope 1 at the bottom, the same for both widths: the weight memory depends
 # on ``B``, ``H``, ``L`` and ``S``, not on ``d_model``.
 
-fig, axes = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
+fig, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True, layout="constrained")
 for E, marker in zip(widths, "os", strict=True):
     mine = [r for r in rows if r["E"] == E]
     heads = [r["H"] for r in mine]
@@ -141,10 +141,10 @@ for E, marker in zip(widths, "os", strict=True):
         ax.loglog(heads, [r[key] for r in mine], marker + "-", label=f"d_model = {E}")
 titles = ("Parameters", "Matrix-multiply FLOPs (B=2, L=S=16)", "Attention-weight elements")
 for ax, title in zip(axes, titles, strict=True):
-    ax.set(xlabel="heads H", title=title)
+    ax.set(ylabel="count", title=title)
     ax.set_xscale("log", base=2)
-    ax.legend()
-axes[0].set_ylabel("count")
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)  # off the data
+axes[-1].set_xlabel("heads H")
 
 # %%
 # Functions used: :func:`mha.parameter_count`, :func:`mha.attention_flops`,

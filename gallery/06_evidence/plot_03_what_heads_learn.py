@@ -254,7 +254,7 @@ for h, relation in specialty.items():
 # **Figure.** Test loss per relation with nothing removed and with each head removed; the
 # dashed line is the loss of guessing. Look at which bar jumps for each removed head.
 
-fig, ax = plt.subplots(figsize=(6.5, 3.5), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 conditions = {"none": scores, "head 0": ablation[0], "head 1": ablation[1]}
 for i, relation in enumerate(RELATIONS):
     values = [c[relation][0] for c in conditions.values()]
@@ -263,7 +263,7 @@ for i, relation in enumerate(RELATIONS):
 ax.axhline(chance, color="gray", ls="--", label="guessing, log 16")
 ax.set_xticks([j + 0.19 for j in range(3)], [f"removed: {c}" for c in conditions])
 ax.set(ylabel="test cross-entropy", title="Ablating one head at a time")
-ax.legend()
+ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)  # off the data
 
 # %%
 # One head of the same width
@@ -296,11 +296,11 @@ assert min(mass_one["previous"][0], mass_one["first"][0]) > 0.3  # shared, not c
 # **Figure.** Training loss (sum over both relations) per step. Look at where each curve
 # ends: two heads reach zero, one head stalls.
 
-fig, ax = plt.subplots(figsize=(6.5, 3.5), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 ax.semilogy(curve_two, label="2 heads of width 16")
 ax.semilogy(curve_one, label="1 head of width 32")
 ax.set(xlabel="training step", ylabel="training loss (both relations)", title="Same width")
-ax.legend()
+ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)  # off the data
 
 # %%
 # Functions used: :class:`mha.MultiHeadAttention`, :func:`mha.causal_mask`,

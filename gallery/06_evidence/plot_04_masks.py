@@ -126,7 +126,7 @@ assert (w_theirs3[~per_head.view(B, H, L, S)] > 0).all()  # every allowed pair g
 # blocked); in item 1 the first two columns are padding, so queries 0 and 1 have nothing
 # left. Bottom row: the per-head windows of heads 0, 1 and 3 from the ``(B*H, L, S)`` mask.
 
-fig, axes = plt.subplots(2, 3, figsize=(9, 6), layout="constrained")
+fig, axes = plt.subplots(2, 3, figsize=(7, 5.4), sharex=True, sharey=True, layout="constrained")
 panels = [
     (combined[0, 0] == 0, "item 0: causal + padding"),
     (combined[1, 0] == 0, "item 1: causal + padding"),
@@ -137,7 +137,11 @@ panels = [
 ]
 for ax, (allowed, title) in zip(axes.flat, panels, strict=True):
     ax.imshow(allowed.float().cpu(), cmap="gray", vmin=0, vmax=1)
-    ax.set(title=title, xlabel="key position j", ylabel="query position i")
+    ax.set_title(title, fontsize=10)
+for ax in axes[1]:
+    ax.set_xlabel("key position j")
+for ax in axes[:, 0]:
+    ax.set_ylabel("query position i")
 
 # %%
 # The polarity trap

@@ -47,7 +47,7 @@ def parameter_count(
 ) -> int:
     """Number of learned values in one multi-head attention layer.
 
-    ``W^Q`` ``(E, E)``, ``W^K`` ``(E, kdim)``, ``W^V`` ``(E, vdim)`` and ``W^O`` ``(E, E)``,
+    :math:`W^Q` ``(E, E)``, :math:`W^K` ``(E, kdim)``, :math:`W^V` ``(E, vdim)`` and :math:`W^O` ``(E, E)``,
     plus four biases of ``E`` when ``bias`` is true and ``bias_k``, ``bias_v`` of ``E`` each
     when ``add_bias_kv`` is true. ``num_heads`` does not appear in the sum: it only has to
     divide ``embed_dim``.

@@ -270,9 +270,9 @@ def _additive_mask(mask: Tensor, dtype: torch.dtype) -> Tensor:
 
 
 def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    r"""Apply one linear projection, ``y = x W^T + b``, as :class:`torch.nn.Linear` does.
+    r"""Apply one linear projection, :math:`y = x W^\top + b`, as :class:`torch.nn.Linear` does.
 
-    Used for each of ``W^Q``, ``W^K``, ``W^V`` and the output projection ``W^O``.
+    Used for each of :math:`W^Q`, :math:`W^K`, :math:`W^V` and the output projection :math:`W^O`.
 
     Parameters
     ----------
@@ -504,7 +504,7 @@ def merge_heads(x: Tensor) -> Tensor:
 
     The inverse of :func:`split_heads`: ``transpose`` the sequence back in front of the heads,
     make the memory ``contiguous`` (the transposed tensor cannot be viewed otherwise), then
-    ``view`` the last two dimensions as one. This is ``Concat(head_1, ..., head_h)``.
+    ``view`` the last two dimensions as one. This is :math:`\\operatorname{Concat}(\\mathrm{head}_1, \\dots, \\mathrm{head}_h)`.
 
     Parameters
     ----------
@@ -570,7 +570,7 @@ def scaled_dot_product_attention(
     is_causal: bool = False,
     scale: float | None = None,
 ) -> tuple[Tensor, Tensor]:
-    r"""Step 3: ``softmax(Q K^T / sqrt(D) + mask) V`` for all heads at once.
+    r"""Step 3: :math:`\operatorname{softmax}(Q K^\top / \sqrt{D} + \text{mask})\, V` for all heads at once.
 
     The explicit twin of :func:`torch.nn.functional.scaled_dot_product_attention`: the same
     arguments and mask convention, but it also returns the attention weights. Every head is
@@ -591,7 +591,7 @@ def scaled_dot_product_attention(
     is_causal : bool, default=False
         Apply a top-left causal mask; cannot be combined with ``attn_mask``.
     scale : float, optional
-        Factor applied to the scores; defaults to ``1 / sqrt(D)``.
+        Factor applied to the scores; defaults to :math:`1 / \sqrt{D}`.
 
     Returns
     -------
@@ -853,7 +853,7 @@ def multi_head_attention(
     is_causal: bool = False,
     dropout_p: float = 0.0,
 ) -> tuple[Tensor, Tensor | None]:
-    r"""All five steps: ``MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O``.
+    r"""All five steps: :math:`\operatorname{MultiHead}(Q, K, V) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W^O`.
 
     ``head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)``. Inputs are batch first; masks follow
     :class:`torch.nn.MultiheadAttention` (boolean ``True`` = blocked, float = added).
@@ -866,9 +866,9 @@ def multi_head_attention(
     num_heads : int
         ``H``; must divide ``E``.
     q_weight, k_weight, v_weight : Tensor of shape (E, E), (E, E_k), (E, E_v)
-        ``W^Q``, ``W^K``, ``W^V`` as :class:`torch.nn.Linear` stores them.
+        :math:`W^Q`, :math:`W^K`, :math:`W^V` as :class:`torch.nn.Linear` stores them.
     out_weight : Tensor of shape (E, E)
-        ``W^O``.
+        :math:`W^O`.
     q_bias, k_bias, v_bias, out_bias : Tensor of shape (E,), optional
     bias_k, bias_v : Tensor of shape (1, 1, E), optional
         A learned key and value appended after projection (``S -> S + 1``).

@@ -96,12 +96,12 @@ class MultiHeadAttention(nn.Module):
     Attributes
     ----------
     in_proj_weight : torch.nn.Parameter of shape (3E, E) or None
-        ``W^Q``, ``W^K``, ``W^V`` stacked, when ``kdim == vdim == embed_dim``.
+        :math:`W^Q`, :math:`W^K`, :math:`W^V` stacked, when ``kdim == vdim == embed_dim``.
     q_proj_weight, k_proj_weight, v_proj_weight : torch.nn.Parameter or None
         ``(E, E)``, ``(E, kdim)``, ``(E, vdim)`` when ``kdim`` or ``vdim`` differs.
     in_proj_bias : torch.nn.Parameter of shape (3E,) or None
     out_proj : torch.nn.Linear
-        ``W^O`` ``(E, E)``.
+        :math:`W^O` ``(E, E)``.
     bias_k, bias_v : torch.nn.Parameter of shape (1, 1, E) or None
     head_dim : int
         ``D = E // H``.

@@ -1,0 +1,440 @@
+"""What a reader sees: thumbnails, outputs, phone widths, figure sizes, languages, accessibility.
+
+Each test guards one point of the site's review (issue 11): it fails if the problem comes back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+
+
+def _language_pages(layout, language: str) -> list[Path]:
+    folder = layout.languages.get(language)
+    if folder is None:
+        pytest.skip(f"this build has no {language} folder")
+    return sorted(p for p in folder.rglob("*.html") if "_static" not in p.parts)
+
+
+def _rel(layout, page: Path) -> str:
+    return page.relative_to(layout.root).as_posix()
+
+
+# ---------------------------------------------------------------------------------------------
+# Gallery cards and outputs (read from the built files)
+
+THUMB = re.compile(r'<div class="sphx-glr-thumbnail-title">|<img [^>]*src="([^"]+)"')
+
+
+def _thumbnails(index: Path) -> list[Path]:
+    html = index.read_text(encoding="utf-8")
+    cards = re.findall(
+        r'<div class="sphx-glr-thumbcontainer".*?<img [^>]*src="([^"]+)"', html, re.DOTALL
+    )
+    return [(index.parent / src).resolve() for src in cards]
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_every_example_has_its_own_thumbnail(layout, language: str) -> None:
+    """No two gallery cards share a picture, and none is sphinx-gallery's placeholder."""
+    folder = layout.languages.get(language)
+    if folder is None:
+        pytest.skip(f"no {language} folder")
+    thumbnails = _thumbnails(folder / "auto_examples" / "index.html")
+    examples = list((folder / "auto_examples").rglob("plot_*.html"))
+    assert len(thumbnails) == len(examples), (len(thumbnails), len(examples))
+    digests: dict[str, list[str]] = {}
+    for path in thumbnails:
+        assert path.is_file(), f"missing thumbnail {path}"
+        assert "no_image" not in path.name, f"placeholder thumbnail {path}"
+        digests.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), []).append(path.name)
+    shared = [names for names in digests.values() if len(names) > 1]
+    assert not shared, f"cards share a picture: {shared}"
+
+
+# A repr of an object returned by a plotting call, printed by sphinx-gallery or a notebook.
+STRAY_REPR = re.compile(
+    r"object at 0x[0-9a-f]+|&lt;matplotlib\.|^Text\(|^\[?&lt;matplotlib|^Legend\b|"
+    r"<span class=\"go\">Text\(",
+    re.MULTILINE,
+)
+
+
+def test_no_object_reprs(layout) -> None:
+    """No ``<... object at 0x...>``, ``Text(...)`` or ``Legend`` lines in any output, any language."""
+    found = []
+    for language in layout.languages:
+        for page in _language_pages(layout, language):
+            outputs = re.findall(
+                r'<div class="(?:sphx-glr-script-out|cell_output)[^"]*".*?</pre>',
+                page.read_text(encoding="utf-8"),
+                re.DOTALL,
+            )
+            for block in outputs:
+                text = re.sub(r"<[^>]+>", "", block)
+                hits = STRAY_REPR.findall(text) + re.findall(
+                    r"^(?:Text|Legend)\(", text, re.MULTILINE
+                )
+                if hits or "object at 0x" in text:
+                    found.append(f"{_rel(layout, page)}: {text.strip()[:120]!r}")
+    assert not found, "\n".join(found)
+
+
+# ---------------------------------------------------------------------------------------------
+# Phone width: nothing wider than the screen
+
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll('body *')].filter((el) => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1) return false;
+    // inside a box that scrolls (code, math, tables) or is hidden: not the page's width
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowX)) return false;
+    }
+    return true;
+  });
+  return {scroll: document.documentElement.scrollWidth, width,
+          examples: wide.slice(0, 3).map((el) => el.tagName + '.' + el.className + ': '
+            + (el.textContent || '').trim().slice(0, 50))};
+}"""
+
+
+@pytest.fixture(scope="module")
+def phone(browser, base_url):
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=1, service_workers="block")
+    page = ctx.new_page()
+    yield page
+    ctx.close()
+
+
+def test_no_page_wider_than_a_phone(phone, base_url, layout) -> None:
+    """At 390 px no page scrolls sideways: wide content scrolls inside its own box."""
+    wide = []
+    for language in layout.languages:
+        for page in _language_pages(layout, language):
+            rel = _rel(layout, page)
+            phone.goto(base_url + rel, wait_until="load")
+            phone.evaluate(
+                "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
+            )
+            result = phone.evaluate(OVERFLOW_JS)
+            if result["scroll"] > result["width"] + 1 or result["examples"]:
+                wide.append(f"{rel}: {result}")
+    assert not wide, "\n".join(wide)
+
+
+ERROR_TABLE_JS = """() => {
+  const table = document.querySelector('#howto-common-errors > .pst-scrollable-table-container > table');
+  const rows = [...table.querySelectorAll('tbody tr')];
+  const cells = [...table.querySelectorAll('tbody td')];
+  return {rows: rows.length, tableWidth: table.getBoundingClientRect().width,
+          window: window.innerWidth,
+          cellWidths: cells.map((c) => c.getBoundingClientRect().width),
+          label: getComputedStyle(cells[0], '::before').content};
+}"""
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_error_table_is_cards_on_a_phone(phone, base_url, layout, language: str) -> None:
+    """At 390 px each row of the how-to's error table is a card whose fields use its width."""
+    if language not in layout.languages:
+        pytest.skip(f"no {language} folder")
+    phone.goto(base_url + f"{language}/howto/common-errors.html", wait_until="load")
+    table = phone.evaluate(ERROR_TABLE_JS)
+    assert table["rows"] >= 7, table
+    assert table["tableWidth"] <= table["window"], table
+    # every field spans the card (stacked), instead of a quarter of it (four columns)
+    assert min(table["cellWidths"]) > 0.7 * table["tableWidth"], table
+    expected = "症状" if language.startswith("zh") else "Symptom"
+    assert expected in table["label"], table
+
+
+PHONE_SCREENSHOTS = {
+    "phone-home": "en/index.html",
+    "phone-common-errors": "en/howto/common-errors.html",
+    "phone-why-scale": "en/explanation/why-scale.html",
+    "phone-zh_CN-home": "zh_CN/index.html",
+    "phone-zh_CN-common-errors": "zh_CN/howto/common-errors.html",
+}
+
+
+def test_phone_screenshots(phone, base_url, layout, screenshot_dir: Path) -> None:
+    """What a 390 px phone shows (top of each page, up to 3000 px), for review."""
+    for name, rel in PHONE_SCREENSHOTS.items():
+        if not (layout.root / rel).is_file():
+            continue
+        phone.goto(base_url + rel, wait_until="load")
+        phone.evaluate(
+            "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
+        )
+        height = min(3000, phone.evaluate("() => document.documentElement.scrollHeight"))
+        path = screenshot_dir / f"{name}.png"
+        phone.screenshot(
+            path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": 390, "height": height}
+        )
+        assert path.stat().st_size > 5_000
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures: shown at (nearly) the size they were drawn for, so 10 pt text stays 10 pt
+
+FIGURES_JS = """() => [...document.querySelectorAll('main img')]
+  .filter((img) => img.naturalWidth > 200 && !img.closest('.sphx-glr-thumbcontainer, .card'))
+  .map((img) => ({src: img.currentSrc.split('/').pop(), natural: img.naturalWidth,
+                  shown: img.getBoundingClientRect().width, alt: img.alt}))"""
+
+
+def _figure_pages(layout) -> list[Path]:
+    pages = []
+    for page in _language_pages(layout, "en"):
+        html = page.read_text(encoding="utf-8")
+        if "sphx-glr-single-img" in html or "sphx-glr-multi-img" in html or "<img" in html:
+            pages.append(page)
+    return pages
+
+
+def test_figures_are_shown_at_their_drawn_size(browser, base_url, layout) -> None:
+    """At a 1366 px window every figure is shown at >= 90 % of its natural (1x) width."""
+    ctx = browser.new_context(viewport=DESKTOP, device_scale_factor=1, service_workers="block")
+    page = ctx.new_page()
+    small, measured = [], []
+    try:
+        for path in _figure_pages(layout):
+            rel = _rel(layout, path)
+            page.goto(base_url + rel, wait_until="load")
+            for figure in page.evaluate(FIGURES_JS):
+                measured.append(figure)
+                if figure["shown"] < 0.9 * figure["natural"]:
+                    small.append(f"{rel}: {figure}")
+    finally:
+        ctx.close()
+    assert measured, "no figure found"
+    assert not small, "figures scaled down (their text below 10 pt):\n" + "\n".join(small)
+
+
+BAD_ALT = re.compile(r"^(?:$|plot\b|sphx_glr|image|figure|png)", re.IGNORECASE)
+
+
+def test_every_figure_says_what_it_shows(layout) -> None:
+    """Every content image has alt text of a few words, not a file name."""
+    missing = []
+    for language in layout.languages:
+        for page in _language_pages(layout, language):
+            html = page.read_text(encoding="utf-8")
+            for tag in re.findall(r"<img\b[^>]*>", html):
+                if "logo" in tag or "favicon" in tag or "_thumb" in tag or "toggler" in tag:
+                    continue  # a gallery card's picture: its link carries the title
+                alt = re.search(r'\balt="([^"]*)"', tag)
+                text = alt.group(1).strip() if alt else ""
+                if BAD_ALT.match(text) or (len(text.split()) < 2 and len(text) < 4):
+                    missing.append(f"{_rel(layout, page)}: {tag[:140]}")
+    assert not missing, "\n".join(missing[:20]) + f"\n({len(missing)} images)"
+
+
+# ---------------------------------------------------------------------------------------------
+# The Chinese edition is Chinese
+
+SEARCHES = {
+    "多头注意力": "tutorial/01_one_head_to_many.html",
+    "缩放": "explanation/why-scale.html",
+    "注意力权重": "auto_examples/02_pytorch/plot_02_per_head_vs_averaged.html",
+}
+
+
+@pytest.mark.parametrize("query", list(SEARCHES))
+def test_chinese_search(shared, layout, query: str) -> None:
+    """Typed as a reader types it, each glossary term finds several pages, the main one among them."""
+    if "zh_CN" not in layout.languages:
+        pytest.skip("no zh_CN folder")
+    shared.goto(f"zh_CN/search.html?q={query}")
+    shared.page.wait_for_function(
+        "() => ((document.querySelector('#search-results p.search-summary') || {}).innerText"
+        " || '').length > 0"
+    )
+    links = shared.page.eval_on_selector_all(
+        "#search-results ul.search li a", "links => links.map((a) => a.href)"
+    )
+    sys.stdout.write(f"search {query}: {len(links)} results\n")
+    assert len(links) >= 3, f"{query}: {links}"
+    assert any(link.split("?")[0].split("#")[0].endswith(SEARCHES[query]) for link in links), (
+        f"{query}: {SEARCHES[query]} not among {links}"
+    )
+
+
+# English strings of the theme and of sphinx-gallery that a Chinese reader must not see
+# (text or tooltip); the English site has them, which shows the check looks at the right places.
+UI_ENGLISH = [
+    "Collapse Sidebar",
+    "System Settings",
+    "Go to the end",
+    "Total running time of the script",
+    "Download Jupyter notebook:",
+    "Download Python source code:",
+    "Download all examples in",
+    "Gallery generated by Sphinx-Gallery",
+    ">API reference<",
+    "Skip to main content",
+    "<th>ratio</th>",
+    "Start the lesson",
+]
+
+
+def _with_text(html: str) -> str:
+    """The HTML (attributes, tags) and its text, words joined by single spaces."""
+    return html + "\n" + re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+
+
+def test_interface_is_in_the_page_language(layout) -> None:
+    if "zh_CN" not in layout.languages:
+        pytest.skip("no zh_CN folder")
+    english = dict.fromkeys(UI_ENGLISH, 0)
+    for page in _language_pages(layout, "en"):
+        html = _with_text(page.read_text(encoding="utf-8"))
+        for s in UI_ENGLISH:
+            english[s] += s in html
+    assert all(english.values()), f"strings the English site should show: {english}"
+    leaks = []
+    for page in _language_pages(layout, "zh_CN"):
+        html = _with_text(page.read_text(encoding="utf-8"))
+        rel = _rel(layout, page)
+        # the API reference's own index page is English (generated from the docstrings)
+        own = {">API reference<"} if rel.endswith("reference/index.html") else set()
+        leaks += [f"{rel}: {s}" for s in UI_ENGLISH if s in html and s not in own]
+    assert not leaks, "\n".join(leaks[:30]) + f"\n({len(leaks)} in all)"
+
+
+def test_gallery_titles_equal_page_titles(layout) -> None:
+    """Each card's title is its page's title, in both languages."""
+    different = []
+    for language, folder in layout.languages.items():
+        index = (folder / "auto_examples" / "index.html").read_text(encoding="utf-8")
+        cards = re.findall(
+            r'<div class="sphx-glr-thumbcontainer".*?<a [^>]*href="([^"#]+)".*?</div>\s*</div>',
+            index,
+            re.DOTALL,
+        )
+        titles = re.findall(r'<div class="sphx-glr-thumbnail-title">(.*?)</div>', index, re.DOTALL)
+        for href, title in zip(cards, titles, strict=False):
+            page = (folder / "auto_examples" / href).read_text(encoding="utf-8")
+            h1 = re.search(r"<h1>(.*?)<a class=\"headerlink\"", page, re.DOTALL)
+            page_title = re.sub(r"<[^>]+>", "", h1.group(1)).strip() if h1 else ""
+            card = re.sub(r"<[^>]+>", "", title).strip()
+            if card != page_title:
+                different.append(f"{language} {href}: card {card!r}, page {page_title!r}")
+    assert not different, "\n".join(different)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typography and the landing page
+
+
+def test_no_plain_formulas_in_titles_and_headings(layout) -> None:
+    """Headings use words or typeset math, never sqrt(d_k) or q . k; <title> has no raw TeX."""
+    bad = []
+    for language in layout.languages:
+        for page in _language_pages(layout, language):
+            html = page.read_text(encoding="utf-8")
+            title = re.search(r"<title>(.*?)</title>", html, re.DOTALL).group(1)
+            if "\\" in title:
+                bad.append(f"{_rel(layout, page)}: <title>{title}")
+            for heading in re.findall(r"<h[1-3][^>]*>(.*?)</h[1-3]>", html, re.DOTALL):
+                text = re.sub(r"<[^>]+>", "", heading)
+                if re.search(r"sqrt\(|\bq \. k\b", text):
+                    bad.append(f"{_rel(layout, page)}: {text.strip()[:80]}")
+    assert not bad, "\n".join(bad)
+
+
+def test_home_page_is_a_landing_page(shared, layout) -> None:
+    """Install line, an executed quick start with its shapes, a picture, a start button, a repo link."""
+    shared.goto(layout.main_prefix + "index.html")
+    page = shared.page
+    assert "pip install" in page.inner_text("main")
+    output = page.inner_text("main .cell_output")
+    assert "torch.Size([2, 5, 64])" in output and "torch.Size([2, 8, 5, 5])" in output, output
+    assert page.locator("main img[alt*='shape']").count() >= 1
+    start = page.locator("main a.mha-start")
+    assert start.count() == 1 and start.first.get_attribute("href").startswith("tutorial/")
+    assert page.locator("a.nav-link[href^='https://github.com/']").count() >= 1
+    # cards fill their rows: no hole in the last row at three columns
+    cards = page.locator("main .sd-card").count()
+    assert cards % 3 == 0, f"{cards} cards leave a hole in a grid of three"
+    assert "nox -s" not in page.inner_text("main"), "contributor commands belong on Contributing"
+    assert not shared.problems, "\n".join(shared.problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Accessibility: axe-core on every page of both languages
+
+SERIOUS = {"serious", "critical"}
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "resultTypes": ["violations"],
+}
+
+
+def test_accessibility(browser, base_url, layout) -> None:
+    """No serious or critical WCAG 2 A/AA violation on any page, English and Chinese.
+
+    axe requests a stylesheet's ``@import`` relative to the page (a 404 that the site does not
+    cause), so this check has its own page and does not count requests.
+    """
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    axe = axe_module.Axe()
+    ctx = browser.new_context(viewport=DESKTOP, service_workers="block")
+    ctx.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
+    page = ctx.new_page()
+    found, checked = [], 0
+    try:
+        for language in layout.languages:
+            for path in _language_pages(layout, language):
+                page.goto(base_url + _rel(layout, path), wait_until="load")
+                results = axe.run(page, options=AXE_OPTIONS)
+                checked += 1
+                for violation in results.response["violations"]:
+                    if violation.get("impact") in SERIOUS:
+                        targets = [n["target"] for n in violation["nodes"][:3]]
+                        found.append(
+                            f"{_rel(layout, path)}: {violation['id']} ({violation['impact']}, "
+                            f"{len(violation['nodes'])} nodes) {targets}"
+                        )
+    finally:
+        ctx.close()
+    sys.stdout.write(f"axe: {checked} pages, {len(found)} serious or critical violations\n")
+    assert checked > 0
+    assert not found, "\n".join(found[:40]) + f"\n({len(found)} in all)"
+
+
+def test_api_pages_fit_the_window(browser, base_url, layout) -> None:
+    """At 1366 px the API pages, their "On this page" list included, fit the window."""
+    ctx = browser.new_context(viewport=DESKTOP, service_workers="block")
+    page = ctx.new_page()
+    wide = []
+    try:
+        pages = sorted((layout.main / "reference").rglob("*.html"))
+        assert pages, "no API page"
+        for path in pages:
+            page.goto(base_url + _rel(layout, path), wait_until="load")
+            sizes = page.evaluate(
+                """() => ({scroll: document.documentElement.scrollWidth,
+                          width: document.documentElement.clientWidth,
+                          toc: Math.max(0, ...[...document.querySelectorAll(
+                            '.bd-sidebar-secondary, .bd-sidebar-secondary *')]
+                            .map((el) => el.getBoundingClientRect().right))})"""
+            )
+            if sizes["scroll"] > sizes["width"] + 1 or sizes["toc"] > sizes["width"] + 1:
+                wide.append(f"{_rel(layout, path)}: {sizes}")
+    finally:
+        ctx.close()
+    assert not wide, "\n".join(wide)
