@@ -191,6 +191,7 @@ print("all keys padded: zero key weight 1, output = b_O; without it: NaN")
 #
 # Top, the weights of the first sequence averaged over heads: five real keys, the learned
 # key and the zero key. Bottom, the weight each head gives the zero key, per query.
+
 labels = ["0", "1", "2", "3", "4", "bias", "zero"]
 fig, (ax_avg, ax_zero) = plt.subplots(2, 1, figsize=(7, 6.4), layout="constrained")
 image = ax_avg.imshow(weights[0].mean(0).detach().cpu(), vmin=0, cmap="viridis")
