@@ -214,7 +214,7 @@ def browser(session: nox.Session) -> None:
     """
     site = site_check(session)
     # drives Debian's Chromium (no browser download); axe-core checks accessibility
-    session.install("pytest", "playwright", "axe-playwright-python")
+    session.install("pytest", "pytest-xdist", "playwright", "axe-playwright-python")
     screenshots = os.environ.get("MHA_SCREENSHOTS", str(BUILD / "screenshots"))
     session.run("python", "tests_site/sitescan.py", str(site))
     # -c: the site checks have their own pytest.ini (the unit-test settings stay in pyproject.toml)
@@ -226,6 +226,8 @@ def browser(session: nox.Session) -> None:
         "--ignore=tests_site/test_downloads.py",  # nox -s downloads runs it, with torch
         f"--site={site}",
         f"--screenshots={screenshots}",
+        # three browsers at a time: the checks mostly wait on page loads, not on the CPU
+        *("--numprocesses", "3"),
         *session.posargs,
     )
 

@@ -119,19 +119,29 @@ def phone(browser, base_url):
     ctx.close()
 
 
-def test_no_page_wider_than_a_phone(phone, base_url, layout) -> None:
+# the checks that visit every page run as SHARDS tests, so that pytest-xdist spreads them
+SHARDS = 4
+
+
+def _shard(layout, shard: int) -> list[Path]:
+    """Every page of every language, one in SHARDS of them from the ``shard``-th on."""
+    pages = [p for language in layout.languages for p in _language_pages(layout, language)]
+    return pages[shard::SHARDS]
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_no_page_wider_than_a_phone(phone, base_url, layout, shard: int) -> None:
     """At 390 px no page scrolls sideways: wide content scrolls inside its own box."""
     wide = []
-    for language in layout.languages:
-        for page in _language_pages(layout, language):
-            rel = _rel(layout, page)
-            phone.goto(base_url + rel, wait_until="load")
-            phone.evaluate(
-                "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
-            )
-            result = phone.evaluate(OVERFLOW_JS)
-            if result["scroll"] > result["width"] + 1 or result["examples"]:
-                wide.append(f"{rel}: {result}")
+    for page in _shard(layout, shard):
+        rel = _rel(layout, page)
+        phone.goto(base_url + rel, wait_until="load")
+        phone.evaluate(
+            "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
+        )
+        result = phone.evaluate(OVERFLOW_JS)
+        if result["scroll"] > result["width"] + 1 or result["examples"]:
+            wide.append(f"{rel}: {result}")
     assert not wide, "\n".join(wide)
 
 
@@ -249,7 +259,7 @@ def test_every_figure_says_what_it_shows(layout) -> None:
 SEARCHES = {
     "多头注意力": "tutorial/01_one_head_to_many.html",
     "缩放": "explanation/why-scale.html",
-    "注意力权重": "auto_examples/02_pytorch/plot_02_per_head_vs_averaged.html",
+    "注意力权重": "auto_examples/04_errors/plot_05_averaged_vs_per_head.html",
 }
 
 
@@ -384,7 +394,8 @@ AXE_OPTIONS = {
 }
 
 
-def test_accessibility(browser, base_url, layout) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_accessibility(browser, base_url, layout, shard: int) -> None:
     """No serious or critical WCAG 2 A/AA violation on any page, English and Chinese.
 
     axe requests a stylesheet's ``@import`` relative to the page (a 404 that the site does not
@@ -397,18 +408,17 @@ def test_accessibility(browser, base_url, layout) -> None:
     page = ctx.new_page()
     found, checked = [], 0
     try:
-        for language in layout.languages:
-            for path in _language_pages(layout, language):
-                page.goto(base_url + _rel(layout, path), wait_until="load")
-                results = axe.run(page, options=AXE_OPTIONS)
-                checked += 1
-                for violation in results.response["violations"]:
-                    if violation.get("impact") in SERIOUS:
-                        targets = [n["target"] for n in violation["nodes"][:3]]
-                        found.append(
-                            f"{_rel(layout, path)}: {violation['id']} ({violation['impact']}, "
-                            f"{len(violation['nodes'])} nodes) {targets}"
-                        )
+        for path in _shard(layout, shard):
+            page.goto(base_url + _rel(layout, path), wait_until="load")
+            results = axe.run(page, options=AXE_OPTIONS)
+            checked += 1
+            for violation in results.response["violations"]:
+                if violation.get("impact") in SERIOUS:
+                    targets = [n["target"] for n in violation["nodes"][:3]]
+                    found.append(
+                        f"{_rel(layout, path)}: {violation['id']} ({violation['impact']}, "
+                        f"{len(violation['nodes'])} nodes) {targets}"
+                    )
     finally:
         ctx.close()
     sys.stdout.write(f"axe: {checked} pages, {len(found)} serious or critical violations\n")
