@@ -156,13 +156,18 @@ ERROR_TABLE_JS = """() => {
 }"""
 
 
+@pytest.mark.parametrize("width", [PHONE["width"], DESKTOP["width"]])
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_error_table_is_cards_on_a_phone(phone, base_url, layout, language: str) -> None:
-    """At 390 px each row of the how-to's error table is a card whose fields use its width."""
+def test_error_table_is_cards(browser, base_url, layout, language: str, width: int) -> None:
+    """On a phone and on a desktop each row of the how-to's error table is a card whose fields
+    use its width (four columns broke identifiers mid-word even at 1366 px)."""
     if language not in layout.languages:
         pytest.skip(f"no {language} folder")
-    phone.goto(base_url + f"{language}/howto/common-errors.html", wait_until="load")
-    table = phone.evaluate(ERROR_TABLE_JS)
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block")
+    page = ctx.new_page()
+    page.goto(base_url + f"{language}/howto/common-errors.html", wait_until="load")
+    table = page.evaluate(ERROR_TABLE_JS)
+    ctx.close()
     assert table["rows"] >= 7, table
     assert table["tableWidth"] <= table["window"], table
     # every field spans the card (stacked), instead of a quarter of it (four columns)
@@ -251,6 +256,21 @@ def test_every_figure_says_what_it_shows(layout) -> None:
                 if BAD_ALT.match(text) or (len(text.split()) < 2 and len(text) < 4):
                     missing.append(f"{_rel(layout, page)}: {tag[:140]}")
     assert not missing, "\n".join(missing[:20]) + f"\n({len(missing)} images)"
+
+
+def test_chinese_figures_are_described_in_chinese(layout) -> None:
+    """The alt text of the home page's and the Performance page's figures is Chinese there."""
+    if "zh_CN" not in layout.languages:
+        pytest.skip("no zh_CN folder")
+    folder = layout.languages["zh_CN"]
+    english = []
+    for rel in ("index.html", "explanation/performance.html"):
+        html = (folder / rel).read_text(encoding="utf-8")
+        for tag in re.findall(r"<img\b[^>]*>", html):
+            alt = re.search(r'\balt="([^"]*)"', tag)
+            if alt and alt.group(1).strip() and not re.search(r"[\u4e00-\u9fff]", alt.group(1)):
+                english.append(f"{rel}: {alt.group(1)[:80]}")
+    assert not english, "\n".join(english)
 
 
 # ---------------------------------------------------------------------------------------------
