@@ -30,14 +30,9 @@ x = torch.randn(2, 5, 64, device=device)  # (B, L, E)
 
 torch.manual_seed(0)
 attn1 = mha.MultiHeadAttention(64, 1, batch_first=True, device=device)
-Q, K, V = (
-    mha.project(x, w, b)
-    for w, b in zip(
-        (attn1.q_weight, attn1.k_weight, attn1.v_weight),
-        (attn1.q_bias, attn1.k_bias, attn1.v_bias),
-        strict=True,
-    )
-)  # (B, L, E)
+Q = mha.project(x, attn1.q_weight, attn1.q_bias)  # (B, L, E)
+K = mha.project(x, attn1.k_weight, attn1.k_bias)  # (B, S, E)
+V = mha.project(x, attn1.v_weight, attn1.v_bias)  # (B, S, E)
 
 Q_heads = mha.split_heads(Q, 1)  # (B, 1, L, E)
 assert Q_heads.shape == (2, 1, 5, 64)
@@ -72,14 +67,9 @@ print("1 head == plain attention:", tuple(out1.shape), tuple(weights1.shape))
 assert mha.check_heads(64, 64) == 1
 torch.manual_seed(0)
 attn64 = mha.MultiHeadAttention(64, 64, batch_first=True, device=device)
-Q, K, V = (
-    mha.project(x, w, b)
-    for w, b in zip(
-        (attn64.q_weight, attn64.k_weight, attn64.v_weight),
-        (attn64.q_bias, attn64.k_bias, attn64.v_bias),
-        strict=True,
-    )
-)  # (B, L, E)
+Q = mha.project(x, attn64.q_weight, attn64.q_bias)  # (B, L, E)
+K = mha.project(x, attn64.k_weight, attn64.k_bias)  # (B, S, E)
+V = mha.project(x, attn64.v_weight, attn64.v_bias)  # (B, S, E)
 q, k, v = (mha.split_heads(t, 64) for t in (Q, K, V))  # (B, H, L, 1)
 assert q.shape == k.shape == v.shape == (2, 64, 5, 1)
 torch.testing.assert_close(q[:, 7, :, 0], Q[:, :, 7])  # head 7 is column 7

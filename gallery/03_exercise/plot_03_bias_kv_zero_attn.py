@@ -55,14 +55,9 @@ attn = mha.MultiHeadAttention(
 )
 assert attn.bias_k.shape == attn.bias_v.shape == (1, 1, 64)
 
-Q, K, V = (
-    mha.project(x, w, b)
-    for w, b in zip(
-        (attn.q_weight, attn.k_weight, attn.v_weight),
-        (attn.q_bias, attn.k_bias, attn.v_bias),
-        strict=True,
-    )
-)  # (B, L, E)
+Q = mha.project(x, attn.q_weight, attn.q_bias)  # (B, L, E)
+K = mha.project(x, attn.k_weight, attn.k_bias)  # (B, S, E)
+V = mha.project(x, attn.v_weight, attn.v_bias)  # (B, S, E)
 K = torch.cat([K, attn.bias_k.expand(2, 1, 64)], dim=1)  # (B, S + 1, E)
 V = torch.cat([V, attn.bias_v.expand(2, 1, 64)], dim=1)  # (B, S + 1, E)
 q, k, v = (mha.split_heads(t, 8) for t in (Q, K, V))  # (B, H, L, D), (B, H, 6, D) x 2
