@@ -237,7 +237,8 @@ def downloads(session: nox.Session) -> None:
     """Run every gallery download (.py and .ipynb) in an empty folder, as a reader would.
 
     Run ``nox -s docs`` first. The package is installed from a wheel, not from the source tree,
-    so a script that leans on a file of the repository fails. Two at a time (pytest-xdist).
+    so a script that leans on a file of the repository fails. Three at a time (pytest-xdist):
+    each run waits on starting Python and a notebook kernel as much as on the CPU.
     """
     session.install(TORCH_CPU)
     session.install(
@@ -252,7 +253,7 @@ def downloads(session: nox.Session) -> None:
         "tests_site/test_downloads.py",
         f"--site={site}",
         f"--basetemp={reader_home}",
-        *("--numprocesses", "2"),
+        *("--numprocesses", "3"),
         *session.posargs,
         env={"IPYTHONDIR": str(kernel_profile(session))},
     )
