@@ -237,8 +237,7 @@ def downloads(session: nox.Session) -> None:
     """Run every gallery download (.py and .ipynb) in an empty folder, as a reader would.
 
     Run ``nox -s docs`` first. The package is installed from a wheel, not from the source tree,
-    so a script that leans on a file of the repository fails. Three at a time (pytest-xdist):
-    each run waits on starting Python and a notebook kernel as much as on the CPU.
+    so a script that leans on a file of the repository fails. Three at a time (pytest-xdist).
     """
     session.install(TORCH_CPU)
     session.install(
