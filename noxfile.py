@@ -226,8 +226,8 @@ def browser(session: nox.Session) -> None:
         "--ignore=tests_site/test_downloads.py",  # nox -s downloads runs it, with torch
         f"--site={site}",
         f"--screenshots={screenshots}",
-        # four browsers at a time: measured 229 s of CPU in 499 s with three, beside downloads
-        *("--numprocesses", "4"),
+        # three browsers at a time: the checks mostly wait on page loads, not on the CPU
+        *("--numprocesses", "3"),
         *session.posargs,
     )
 

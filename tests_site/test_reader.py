@@ -120,7 +120,7 @@ def phone(browser, base_url):
 
 
 # the checks that visit every page run as SHARDS tests, so that pytest-xdist spreads them
-SHARDS = 6
+SHARDS = 4
 
 
 def _shard(layout, shard: int) -> list[Path]:
