@@ -460,40 +460,24 @@ def gqa(device: torch.device, repeats: int) -> dict:
     }
 
 
-def plot_gqa(results: dict, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11})
-    g = results["gqa"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 3.4), layout="constrained")
-    bars = [g["decode"]["recompute_ms"], g["decode"]["step_ms"]]
-    left.bar(["recompute\nS tokens", "cached\nstep"], bars, color=["C3", "C0"])
-    left.set_yscale("log")
-    left.set(ylabel="ms", title=f"Decode at S={g['seq']}: 1/{1 / g['decode']['ratio']:.0f}")
-    names = ["preallocated", "concatenate"]
-    right.bar(names, [g["design"][n]["decode_all_ms"] / 1e3 for n in names], color=["C0", "C1"])
-    right.set(ylabel="s", title=f"Decode {g['seq']} tokens, by cache")
-    fig.suptitle(
-        f"E={g['embed_dim']}, H={g['num_heads']}, H_kv={g['num_kv_heads']}; "
-        f"{results['machine']['device_name'][:40]}",
-        fontsize=10,
-    )
-    _save(fig, out, "gqa")
-    plt.close(fig)
-
-
 # ---------------------------------------------------------------------------
 # Figures
 # ---------------------------------------------------------------------------
 
 
-# Drawn for the site's text column: 7 in wide, panels stacked, text at 10 pt or more, legends
-# beside the data. Saved at 1x (100 dpi, 700 px) and 2x (``*@2x.png``) for sharp high-DPI screens.
+# Each figure is drawn twice: for the site's text column (7 in wide, panels stacked, text at
+# 10 pt or more, legends off the data) and for a phone (``*_phone.png``, 4.2 in: 420 px, shown
+# at 358 px or more on a 390 px phone, side-by-side panels stacked, long titles wrapped).
+# Each is saved at 1x (100 dpi) and 2x (``@2x``) for high-DPI screens.
 FIGURE_WIDTH = 7.0
+PHONE_WIDTH = 4.2
 FIGURE_DPI = 100
+SIZES = {"": FIGURE_WIDTH, "_phone": PHONE_WIDTH}  # file-name suffix -> width in inches
+
+
+def figure_names(stem: str) -> list[str]:
+    """The files of one figure: both sizes, each at 1x and 2x."""
+    return [f"{stem}{suffix}{scale}.png" for suffix in SIZES for scale in ("", "@2x")]
 
 
 def _save(fig, out: Path, name: str) -> None:
@@ -501,36 +485,87 @@ def _save(fig, out: Path, name: str) -> None:
     fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
 
 
-def plot(results: dict, out: Path) -> None:
-    """Draw ``speed.png`` and ``memory.png`` (and their ``@2x`` versions) into ``out``."""
+def _wrap(text: str, width: float) -> str:
+    """``text`` on lines that fit ``width`` inches at 10 pt (about 13 characters an inch)."""
+    import textwrap
+
+    return textwrap.fill(text, int(width * 13))
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
     plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "legend.fontsize": 10})
+    return plt
+
+
+def plot_gqa(results: dict, out: Path) -> None:
+    """Draw ``gqa.png`` and ``gqa_phone.png`` (and their ``@2x`` versions) into ``out``."""
+    plt = _pyplot()
+    g = results["gqa"]
+    for suffix, width in SIZES.items():
+        phone = width < FIGURE_WIDTH
+        fig, (left, right) = plt.subplots(
+            2 if phone else 1,
+            1 if phone else 2,
+            figsize=(width, 6.4 if phone else 3.4),
+            layout="constrained",
+        )
+        bars = [g["decode"]["recompute_ms"], g["decode"]["step_ms"]]
+        left.bar(["recompute\nS tokens", "cached\nstep"], bars, color=["C3", "C0"])
+        left.set_yscale("log")
+        left.set(ylabel="ms", title=f"Decode at S={g['seq']}: 1/{1 / g['decode']['ratio']:.0f}")
+        names = ["preallocated", "concatenate"]
+        right.bar(names, [g["design"][n]["decode_all_ms"] / 1e3 for n in names], color=["C0", "C1"])
+        right.set(ylabel="s", title=f"Decode {g['seq']} tokens, by cache")
+        title = (
+            f"E={g['embed_dim']}, H={g['num_heads']}, H_kv={g['num_kv_heads']}; "
+            f"{results['machine']['device_name'][:40]}"
+        )
+        fig.suptitle(_wrap(title, width), fontsize=10)
+        _save(fig, out, f"gqa{suffix}")
+        plt.close(fig)
+
+
+def plot(results: dict, out: Path) -> None:
+    """Draw ``speed`` and ``memory``, each for the column and for a phone, 1x and 2x, into ``out``."""
+    for suffix, width in SIZES.items():
+        _plot_speed(results, out, f"speed{suffix}", width)
+        if results["memory"] is not None:
+            _plot_memory(results, out, f"memory{suffix}", width)
+
+
+def _plot_speed(results: dict, out: Path, name: str, width: float) -> None:
+    from matplotlib.patches import Patch
+
+    plt = _pyplot()
+    phone = width < FIGURE_WIDTH
     rows = results["speed"]
     colours = {True: "C0", False: "C1"}
     fig, axes = plt.subplots(
         len(MODES),
         1,
-        figsize=(FIGURE_WIDTH, 2.6 * len(MODES) + 0.9),
+        figsize=(width, 2.6 * len(MODES) + (2.0 if phone else 0.9)),
         sharex=True,
         layout="constrained",
     )
     top = max(max(r["ratio"] for r in rows), *(goal(m, bf) for m in MODES for bf in LAYOUTS))
     for ax, mode in zip(axes, MODES, strict=True):
         shapes = [r for r in rows if r["mode"] == mode and r["batch_first"]]
-        labels = [f"({r['B']}, {r['L']}, {r['E']}, {r['H']})" for r in shapes]
-        width = 0.38
+        labels = [
+            f"({r['B']}, {r['L']},{chr(10) if phone else ' '}{r['E']}, {r['H']})" for r in shapes
+        ]
+        bar_width = 0.38
         for i, batch_first in enumerate(LAYOUTS):
             mine = [r for r in rows if r["mode"] == mode and r["batch_first"] == batch_first]
-            xs = [j + (i - 0.5) * width for j in range(len(mine))]
+            xs = [j + (i - 0.5) * bar_width for j in range(len(mine))]
             bars = ax.bar(
                 xs,
                 [r["ratio"] for r in mine],
-                width,
+                bar_width,
                 color=colours[batch_first],
                 hatch=["" if r["passed"] else "///" for r in mine],
                 edgecolor="black",
@@ -545,9 +580,9 @@ def plot(results: dict, out: Path) -> None:
         text = {goals[True]: "goal", goals[False]: "goal"}
         if goals[True] != goals[False]:
             text = {goals[True]: "goal (True)", goals[False]: "goal (False)"}
-        for value, name in text.items():
+        for value, label in text.items():
             ax.annotate(
-                f"{name} {value:g}",
+                f"{label}{chr(10) if phone else ' '}{value:g}",
                 xy=(1, value),
                 xycoords=("axes fraction", "data"),
                 xytext=(4, 0),
@@ -556,7 +591,8 @@ def plot(results: dict, out: Path) -> None:
                 color="C3",
             )
         ax.set_ylim(0, 1.2 * top)
-        ax.set_title(f"{mode}: {MODES[mode]}", loc="left")
+        # the panel is the figure less the axis labels and the goals' values
+        ax.set_title(_wrap(f"{mode}: {MODES[mode]}", width - 1.6), loc="left")
         ax.set_ylabel("mha / torch")
     axes[-1].set_xticks(range(len(labels)), labels)
     axes[-1].set_xlabel("(B, L, E, H)")
@@ -566,21 +602,27 @@ def plot(results: dict, out: Path) -> None:
     handles.append(
         Patch(facecolor="white", edgecolor="black", hatch="///", label="misses its goal")
     )
+    machine = results["machine"]
     fig.legend(
         handles=handles,
         loc="outside upper center",
-        ncols=3,
+        ncols=1 if phone else 3,
         frameon=False,
-        title="time ratio mha / torch, lower is faster: "
-        f"{results['machine']['device_name']}, torch {results['machine']['torch']}",
+        title=_wrap(
+            "time ratio mha / torch, lower is faster: "
+            f"{machine['device_name']}, torch {machine['torch']}",
+            width,
+        ),
     )
-    _save(fig, out, "speed")
+    _save(fig, out, name)
     plt.close(fig)
 
+
+def _plot_memory(results: dict, out: Path, name: str, width: float) -> None:
+    plt = _pyplot()
+    phone = width < FIGURE_WIDTH
     mem = results["memory"]
-    if mem is None:
-        return
-    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(width, 4.8 if phone else 4.2), layout="constrained")
     for path, marker in (("fused", "o"), ("explicit", "s")):
         pts = [p for p in mem["points"] if p["path"] == path]
         k = mem["growth_exponent"][path]
@@ -593,15 +635,24 @@ def plot(results: dict, out: Path) -> None:
         )
     ax.set_xlabel("sequence length L")
     ax.set_ylabel("peak memory of one forward (MiB)")
-    ax.set_title(
+    title = (
         f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; "
-        f"{results['machine']['device']}",
-        loc="left",
+        f"{results['machine']['device']}"
     )
+    ax.set_title(_wrap(title, width), loc="left")
     ax.grid(True, which="both", alpha=0.3)
-    fig.legend(loc="outside upper center", ncols=2, frameon=False)
-    _save(fig, out, "memory")
+    fig.legend(loc="outside upper center", ncols=1 if phone else 2, frameon=False)
+    _save(fig, out, name)
     plt.close(fig)
+
+
+def _copy_to_docs(out: Path, names: list[str]) -> None:
+    """Copy the named results and figures from ``out`` to the Performance page's folder."""
+    DOCS_OUT.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        if (out / name).is_file():
+            shutil.copy2(out / name, DOCS_OUT / name)
+    print(f"copied to {DOCS_OUT}")
 
 
 # ---------------------------------------------------------------------------
@@ -633,8 +684,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-point", nargs=2, metavar=("L", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    if args.plot:  # redraw from a results.json: no measurement
-        plot(json.loads(args.plot.read_text()), args.plot.parent)
+    if args.plot:  # redraw from a results.json or gqa.json: no measurement
+        results = json.loads(args.plot.read_text())
+        (plot_gqa if "gqa" in results else plot)(results, args.plot.parent)
         print(f"drew the figures of {args.plot} beside it")
         return 0
     if args.threads is not None:
@@ -675,11 +727,7 @@ def main(argv: list[str] | None = None) -> int:
     plot(results, args.out)
     print(f"wrote {args.out} in {results['seconds']:.0f} s")
     if args.update_docs:
-        DOCS_OUT.mkdir(parents=True, exist_ok=True)
-        for name in ("results.json", "speed.png", "memory.png", "speed@2x.png", "memory@2x.png"):
-            if (args.out / name).is_file():
-                shutil.copy2(args.out / name, DOCS_OUT / name)
-        print(f"copied to {DOCS_OUT}")
+        _copy_to_docs(args.out, ["results.json", *figure_names("speed"), *figure_names("memory")])
     missed = [r for r in rows if not r["passed"]]
     for r in missed:
         print(
@@ -705,10 +753,7 @@ def main_gqa(args: argparse.Namespace, device: torch.device, info: dict, started
     plot_gqa(results, args.out)
     print(f"wrote {args.out} in {results['seconds']:.0f} s")
     if args.update_docs:
-        DOCS_OUT.mkdir(parents=True, exist_ok=True)
-        for name in ("gqa.json", "gqa.png", "gqa@2x.png"):
-            shutil.copy2(args.out / name, DOCS_OUT / name)
-        print(f"copied to {DOCS_OUT}")
+        _copy_to_docs(args.out, ["gqa.json", *figure_names("gqa")])
     if not results["passed"]:
         decode = results["gqa"]["decode"]
         print(

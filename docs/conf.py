@@ -10,12 +10,14 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 from importlib.metadata import version as _version
 from pathlib import Path
 
 import mha
 
 DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))  # the site's own extension: phone_figures
 
 # -- Project -----------------------------------------------------------------------------------
 
@@ -39,6 +41,7 @@ extensions = [
     "sphinx_copybutton",
     "sphinx_design",  # cards on the index page
     "sphinx-mathjax-offline",  # MathJax 3 served from _static, not from a CDN
+    "phone_figures",  # each gallery figure also laid out for a phone, served by <picture>
 ]
 
 exclude_patterns = [
@@ -166,7 +169,8 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "download_all_examples": True,  # zips of every .py and every .ipynb
     "notebook_extensions": {".py"},  # each example also downloads as a notebook
-    "image_scrapers": ("matplotlib",),
+    # sphinx-gallery's matplotlib scraper, plus a second layout of each figure for phones
+    "image_scrapers": ("phone_figures.scraper",),
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example
     "doc_module": ("mha",),  # record which examples use which mha names ...
     "backreferences_dir": "gen_modules/backreferences",  # ... for each API page's minigallery
@@ -180,8 +184,8 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "remove_config_comments": True,
     "run_stale_examples": False,  # turned on for one build when the package changed (below)
-    # Figures: drawn for the text column (about 7 in, see _figure_style) and saved a second
-    # time at twice the resolution for high-DPI screens.
+    # Figures: drawn for the text column (about 7 in) and saved a second time at twice the
+    # resolution for high-DPI screens.
     "image_srcset": ["2x"],
     # A cell ending in a plotting call would print the object it returns
     # (<matplotlib.colorbar.Colorbar object at 0x...>, Text(...)): never show those.

@@ -41,8 +41,10 @@ assert trace[0].shape == trace[-1].shape == (2, 5, 64)
 COLOURS = {3: "#cfe2f3", 4: "#fce5cd"}  # fill by number of dimensions
 EDGE = "#333333"
 CHANGED = "#c0392b"
-BOX_W, BOX_H, ROW_GAP, WIDTH = 2.1, 1.05, 1.75, 7.0  # inches: the text column
-LEGEND_H = 0.75  # room below the rows for the legend, off the boxes
+# inches: narrow enough for a phone's screen (4.2 in is 420 px, shown at 340 px or more on a
+# 390 px phone) and wide enough for three boxes of 10 pt text side by side
+BOX_W, BOX_H, ROW_GAP, WIDTH = 1.26, 1.05, 1.75, 4.2
+LEGEND_H = 1.0  # room below the rows for the legend, off the boxes
 
 
 def draw_shape_flow(steps, title, highlight=()):
@@ -65,7 +67,7 @@ def draw_shape_flow(steps, title, highlight=()):
         y=1 - 0.2 / height,
         ha="left",
         va="top",
-        fontsize=13,
+        fontsize=11.5,
         fontweight="bold",
     )
 
@@ -115,7 +117,7 @@ def draw_shape_flow(steps, title, highlight=()):
     ]
     if highlight:
         legend.append(Patch(facecolor="white", edgecolor=CHANGED, linewidth=2, label="changed"))
-    ax.legend(handles=legend, loc="lower center", ncols=2, frameon=False, fontsize=10)
+    ax.legend(handles=legend, loc="lower center", frameon=False, fontsize=10)
     return fig, boxes, arrow_labels
 
 
