@@ -201,6 +201,10 @@ class Watch:
             self.problems.append(f"console error: {message.text} ({where})")
 
     def _failed(self, request) -> None:
+        # An image the browser itself dropped: a <picture> switched source (Chromium does so
+        # while it takes a screenshot). A missing file still fails, as an HTTP 404.
+        if request.failure == "net::ERR_ABORTED" and request.resource_type == "image":
+            return
         if request.url.startswith(self.origin + "/"):
             self.problems.append(f"request failed: {request.url} ({request.failure})")
 

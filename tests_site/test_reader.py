@@ -180,6 +180,8 @@ PHONE_SCREENSHOTS = {
     "phone-home": "en/index.html",
     "phone-common-errors": "en/howto/common-errors.html",
     "phone-why-scale": "en/explanation/why-scale.html",
+    "phone-performance": "en/explanation/performance.html",
+    "phone-head-heatmaps": "en/auto_examples/05_pictures/plot_01_head_heatmaps.html",
     "phone-zh_CN-home": "zh_CN/index.html",
     "phone-zh_CN-common-errors": "zh_CN/howto/common-errors.html",
 }

@@ -150,7 +150,8 @@ def relayout_for_phone(fig) -> bool:
     rows = -(-len(axes) // cols)
     if images:  # room for the image at its aspect ratio, and for ticks and a title
         data = axes[0].images[0].get_array().shape
-        cell = min(PHONE_WIDTH / cols - 0.9, 2.6)
+        colorbar = 0.9 if len(fig.axes) > len(axes) else 0.0  # a colour bar beside the grid
+        cell = min((PHONE_WIDTH - colorbar) / cols - 0.8, 2.6)
         panel = min(cell * data[0] / data[1], 2.8) + 0.9
     else:
         panel = min(max(height / nrows * 0.9, 2.3), 3.2)
