@@ -213,11 +213,15 @@ FIGURES_JS = """() => [...document.querySelectorAll('main img')]
                   shown: img.getBoundingClientRect().width, alt: img.alt}))"""
 
 
+# a figure: a gallery image (not a thumbnail) or a benchmark chart; not the logo
+FIGURE_SRC = re.compile(r'src="[^"]*(?:_images/sphx_glr_\w+_\d{3}\.png|_static/bench/\w+\.png)"')
+
+
 def _figure_pages(layout) -> list[Path]:
     pages = []
     for page in _language_pages(layout, "en"):
         html = page.read_text(encoding="utf-8")
-        if "sphx-glr-single-img" in html or "sphx-glr-multi-img" in html or "<img" in html:
+        if FIGURE_SRC.search(html):
             pages.append(page)
     return pages
 
