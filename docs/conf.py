@@ -461,6 +461,27 @@ def _plain_text_title(app, pagename, templatename, context, doctree) -> None:
         context["title"] = _TITLE_MATH.sub(lambda m: _tex_to_text(m.group(1)), context["title"])
 
 
+# Inline code in a table cell may break only after "_", "=", "." or ",": a narrow column (a
+# phone) then splits need_weights= / False, never average_attn_w / eights.
+_TABLE_CELL = re.compile(r"<t[dh]\b.*?</t[dh]>", re.DOTALL)
+_CODE_TEXT = re.compile(r'(<span class="pre">)([^<]+)(</span>)')
+_CODE_BREAK = re.compile(r"([_=.,])(?=[^\s])")
+
+
+def _code_breaks_in_tables(app, pagename, templatename, context, doctree) -> None:
+    body = context.get("body")
+    if not body or "<table" not in body:
+        return
+
+    def cell(match: re.Match) -> str:
+        return _CODE_TEXT.sub(
+            lambda m: m.group(1) + _CODE_BREAK.sub(r"\1<wbr>", m.group(2)) + m.group(3),
+            match.group(0),
+        )
+
+    context["body"] = _TABLE_CELL.sub(cell, body)
+
+
 def setup(app) -> None:
     app.add_search_language(_chinese_search())
     # a changed package re-reads every page (autodoc, notebooks, gallery pages)
@@ -473,4 +494,5 @@ def setup(app) -> None:
     app.connect("build-finished", _record_source_hash, priority=900)
     app.connect("html-page-context", _chinese_ui_strings)
     app.connect("html-page-context", _plain_text_title)
+    app.connect("html-page-context", _code_breaks_in_tables)
     app.connect("doctree-resolved", _upright_word_subscripts)

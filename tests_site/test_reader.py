@@ -176,6 +176,52 @@ def test_error_table_is_cards(browser, base_url, layout, language: str, width: i
     assert expected in table["label"], table
 
 
+# Each line break inside inline code of a table cell, at 390 px: the character before it
+# (where it is not "_", "=", ".", "," or a space, an identifier was cut in two)
+CODE_BREAKS_JS = """() => {
+  const cuts = [];
+  for (const code of document.querySelectorAll('main td code, main th code')) {
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    let top = null, before = '';
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (/\\s/.test(node.data[i])) { before = ' '; continue; }
+        if (!box) continue;
+        if (top !== null && box.top > top + 2 && !/[_=.,\\s]/.test(before))
+          cuts.push(code.textContent.slice(0, 50) + ' | cut after ' + JSON.stringify(before));
+        top = box.top;
+        before = node.data[i];
+      }
+    }
+  }
+  return cuts;
+}"""
+
+
+def test_code_in_tables_breaks_between_words(phone, base_url, layout) -> None:
+    """On a phone, code in a narrow table column wraps after "_", "=", "." or ",", never
+    inside a word ("average_attn_w" / "eights")."""
+    pages = [
+        p
+        for language in layout.languages
+        for p in _language_pages(layout, language)
+        if re.search(
+            r"<td\b[^>]*>(?:(?!</td>).)*class=\"pre\"", p.read_text(encoding="utf-8"), re.DOTALL
+        )
+    ]
+    assert pages, "no page has code in a table"
+    cuts = []
+    for page in pages:
+        phone.goto(base_url + _rel(layout, page), wait_until="load")
+        cuts += [f"{_rel(layout, page)}: {cut}" for cut in phone.evaluate(CODE_BREAKS_JS)]
+    assert not cuts, "\n".join(cuts[:20])
+
+
 PHONE_SCREENSHOTS = {
     "phone-home": "en/index.html",
     "phone-common-errors": "en/howto/common-errors.html",
