@@ -461,25 +461,51 @@ def _plain_text_title(app, pagename, templatename, context, doctree) -> None:
         context["title"] = _TITLE_MATH.sub(lambda m: _tex_to_text(m.group(1)), context["title"])
 
 
-# Inline code in a table cell may break only after "_", "=", "." or ",": a narrow column (a
-# phone) then splits need_weights= / False, never average_attn_w / eights.
+# Tables on a phone. Inline code in a cell may break only after "_", "=", "." or ",", so a
+# narrow column splits need_weights= / False, never average_attn_w / eights (<wbr>). And each
+# table written in Markdown (a header row, class "table") gets its header's text on every cell
+# (data-label) and the class mha-stack: on a phone each row is a card of labelled fields
+# (custom.css), since three or four columns of 100 px cut words letter by letter.
+_TABLE = re.compile(r"<table\b[^>]*>.*?</table>", re.DOTALL)
 _TABLE_CELL = re.compile(r"<t[dh]\b.*?</t[dh]>", re.DOTALL)
 _CODE_TEXT = re.compile(r'(<span class="pre">)([^<]+)(</span>)')
-_CODE_BREAK = re.compile(r"([_=.,])(?=[^\s])")
+_CODE_BREAK = re.compile(r"(?<=[_=,])(?=\S)|(?<=\w\.)(?=[A-Za-z_])")  # not in "...", ".view"
+_HEAD_CELL = re.compile(r"<th\b[^>]*>(.*?)</th>", re.DOTALL)
+_BODY_ROW = re.compile(r"<tr\b[^>]*>.*?</tr>", re.DOTALL)
 
 
-def _code_breaks_in_tables(app, pagename, templatename, context, doctree) -> None:
+def _label(html: str) -> str:
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
+    return text.replace('"', "&quot;")
+
+
+def _table_for_phones(match: re.Match) -> str:
+    table = _TABLE_CELL.sub(
+        lambda cell: _CODE_TEXT.sub(
+            lambda m: m.group(1) + _CODE_BREAK.sub("<wbr>", m.group(2)) + m.group(3),
+            cell.group(0),
+        ),
+        match.group(0),
+    )
+    opening = table[: table.index(">") + 1]
+    head = re.search(r"<thead>(.*?)</thead>", table, re.DOTALL)
+    if 'class="table"' not in opening or head is None:
+        return table
+    labels = [_label(h) for h in _HEAD_CELL.findall(head.group(1))]
+    body_start = table.index("<tbody")
+
+    def row(r: re.Match) -> str:
+        cells = iter(labels)
+        return re.sub(r"<td\b", lambda _: f'<td data-label="{next(cells, "")}"', r.group(0))
+
+    stacked = opening.replace('class="table"', 'class="table mha-stack"')
+    return stacked + table[len(opening) : body_start] + _BODY_ROW.sub(row, table[body_start:])
+
+
+def _tables_for_phones(app, pagename, templatename, context, doctree) -> None:
     body = context.get("body")
-    if not body or "<table" not in body:
-        return
-
-    def cell(match: re.Match) -> str:
-        return _CODE_TEXT.sub(
-            lambda m: m.group(1) + _CODE_BREAK.sub(r"\1<wbr>", m.group(2)) + m.group(3),
-            match.group(0),
-        )
-
-    context["body"] = _TABLE_CELL.sub(cell, body)
+    if body and "<table" in body:
+        context["body"] = _TABLE.sub(_table_for_phones, body)
 
 
 def setup(app) -> None:
@@ -494,5 +520,5 @@ def setup(app) -> None:
     app.connect("build-finished", _record_source_hash, priority=900)
     app.connect("html-page-context", _chinese_ui_strings)
     app.connect("html-page-context", _plain_text_title)
-    app.connect("html-page-context", _code_breaks_in_tables)
+    app.connect("html-page-context", _tables_for_phones)
     app.connect("doctree-resolved", _upright_word_subscripts)
