@@ -252,6 +252,14 @@ def _rerun_examples_if_package_changed(app) -> None:
     app.config.sphinx_gallery_conf["run_stale_examples"] = _package_changed
 
 
+def _chinese_theme_text(app, config) -> None:
+    """The search box's placeholder (a theme option, not a catalog entry) and the footer's
+    copyright holder, in Chinese on the Chinese pages."""
+    if (config.language or "en").lower().startswith("zh"):
+        config.html_theme_options = {**config.html_theme_options, "search_bar_text": "搜索文档……"}
+        config.copyright = "2026，mha 的作者们"
+
+
 def _other_language_on_read_the_docs(app, config) -> None:
     """On Read the Docs, link the language switcher to the other language's project.
 
@@ -461,13 +469,13 @@ def _plain_text_title(app, pagename, templatename, context, doctree) -> None:
         context["title"] = _TITLE_MATH.sub(lambda m: _tex_to_text(m.group(1)), context["title"])
 
 
-# Tables on a phone. Inline code in a cell may break only after "_", "=", "." or ",", so a
-# narrow column splits need_weights= / False, never average_attn_w / eights (<wbr>). And each
+# Phones. Inline code may break after "_", "=", "," or a "." between names (<wbr>), so a narrow
+# line splits need_weights= / False, not average_attn_w / eights (custom.css lets a name longer
+# than the line break inside too, instead of running past the screen). And each
 # table written in Markdown (a header row, class "table") gets its header's text on every cell
 # (data-label) and the class mha-stack: on a phone each row is a card of labelled fields
 # (custom.css), since three or four columns of 100 px cut words letter by letter.
 _TABLE = re.compile(r"<table\b[^>]*>.*?</table>", re.DOTALL)
-_TABLE_CELL = re.compile(r"<t[dh]\b.*?</t[dh]>", re.DOTALL)
 _CODE_TEXT = re.compile(r'(<span class="pre">)([^<]+)(</span>)')
 _CODE_BREAK = re.compile(r"(?<=[_=,])(?=\S)|(?<=\w\.)(?=[A-Za-z_])")  # not in "...", ".view"
 _HEAD_CELL = re.compile(r"<th\b[^>]*>(.*?)</th>", re.DOTALL)
@@ -480,13 +488,7 @@ def _label(html: str) -> str:
 
 
 def _table_for_phones(match: re.Match) -> str:
-    table = _TABLE_CELL.sub(
-        lambda cell: _CODE_TEXT.sub(
-            lambda m: m.group(1) + _CODE_BREAK.sub("<wbr>", m.group(2)) + m.group(3),
-            cell.group(0),
-        ),
-        match.group(0),
-    )
+    table = match.group(0)
     opening = table[: table.index(">") + 1]
     head = re.search(r"<thead>(.*?)</thead>", table, re.DOTALL)
     if 'class="table"' not in opening or head is None:
@@ -502,10 +504,23 @@ def _table_for_phones(match: re.Match) -> str:
     return stacked + table[len(opening) : body_start] + _BODY_ROW.sub(row, table[body_start:])
 
 
+def _code_breaks(match: re.Match) -> str:
+    return match.group(1) + _CODE_BREAK.sub("<wbr>", match.group(2)) + match.group(3)
+
+
 def _tables_for_phones(app, pagename, templatename, context, doctree) -> None:
     body = context.get("body")
     if body and "<table" in body:
-        context["body"] = _TABLE.sub(_table_for_phones, body)
+        body = _TABLE.sub(_table_for_phones, body)
+    if body:  # inline code outside tables: the same places to break
+        context["body"] = _CODE_TEXT.sub(_code_breaks, body)
+    for link in (context.get("prev"), context.get("next")):  # "mha.split_heads" in the footer
+        if link and link.get("title"):
+            link["title"] = re.sub(
+                r"(^|>)([^<]*)",
+                lambda m: m.group(1) + _CODE_BREAK.sub("<wbr>", m.group(2)),
+                link["title"],
+            )
 
 
 def setup(app) -> None:
@@ -514,6 +529,7 @@ def setup(app) -> None:
     app.add_config_value("mha_source_hash", "", "env")
     app.connect("config-inited", _check_reference_lists_all)
     app.connect("config-inited", _other_language_on_read_the_docs)
+    app.connect("config-inited", _chinese_theme_text)
     app.connect("config-inited", _tutorial_notebooks)
     app.connect("builder-inited", _rerun_examples_if_package_changed, priority=100)
     app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's

@@ -98,8 +98,10 @@ OVERFLOW_JS = """() => {
   const wide = [...document.querySelectorAll('body *')].filter((el) => {
     const box = el.getBoundingClientRect();
     if (box.width === 0 || box.right <= width + 1) return false;
-    // inside a box that scrolls (code, math, tables) or is hidden: not the page's width
-    for (let p = el.parentElement; p; p = p.parentElement) {
+    // inside a box of the page's content that scrolls (code, math, tables) or is hidden: not
+    // the page's width. The article's own container scrolls too: content wider than it is cut.
+    const layout = '.bd-article-container, .bd-main, .bd-container, .bd-page-width, body';
+    for (let p = el.parentElement; p && !p.matches(layout); p = p.parentElement) {
       const s = getComputedStyle(p);
       if (['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowX)) return false;
     }
@@ -394,6 +396,8 @@ UI_ENGLISH = [
     "Skip to main content",
     "<th>ratio</th>",
     "Start the lesson",
+    "Search the docs",
+    "© Copyright",
 ]
 
 

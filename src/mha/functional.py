@@ -853,9 +853,14 @@ def multi_head_attention(
     is_causal: bool = False,
     dropout_p: float = 0.0,
 ) -> tuple[Tensor, Tensor | None]:
-    r"""All five steps: :math:`\operatorname{MultiHead}(Q, K, V) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W^O`.
+    r"""All five steps in one call, from the inputs to the projected output.
 
-    ``head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)``. Inputs are batch first; masks follow
+    .. math::
+
+        \operatorname{MultiHead}(Q, K, V) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W^O,
+        \quad \mathrm{head}_i = \operatorname{Attention}(Q W_i^Q, K W_i^K, V W_i^V)
+
+    Inputs are batch first; masks follow
     :class:`torch.nn.MultiheadAttention` (boolean ``True`` = blocked, float = added).
 
     Parameters

@@ -46,9 +46,12 @@ def _map_inputs(query: Tensor, key: Tensor, value: Tensor, fn) -> tuple[Tensor, 
 class MultiHeadAttention(nn.Module):
     r"""Multi-head attention with the arguments, defaults, results and storage of PyTorch's.
 
-    :math:`\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \dots,
-    \mathrm{head}_h) W^O` with :math:`\mathrm{head}_i = \mathrm{Attention}(Q W_i^Q, K W_i^K,
-    V W_i^V)`. A drop-in twin of :class:`torch.nn.MultiheadAttention` (torch 2.13): the same
+    .. math::
+
+        \mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W^O,
+        \quad \mathrm{head}_i = \mathrm{Attention}(Q W_i^Q, K W_i^K, V W_i^V)
+
+    A drop-in twin of :class:`torch.nn.MultiheadAttention` (torch 2.13): the same
     constructor and ``forward`` arguments and defaults, the same outputs and attention
     weights, the same parameters under the same names and shapes (so ``state_dict`` and
     ``load_state_dict`` work both ways, strictly), the same initial values from the same
