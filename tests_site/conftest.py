@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,6 @@ from sitescan import html_pages
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SITE = ROOT / "docs" / "_build" / "html"
 DEFAULT_SCREENSHOTS = ROOT / "docs" / "_build" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -48,6 +48,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--screenshots",
         default=os.environ.get("MHA_SCREENSHOTS", str(DEFAULT_SCREENSHOTS)),
         help="folder for screenshots (default: $MHA_SCREENSHOTS or docs/_build/screenshots)",
+    )
+    group.addoption(
+        "--chromium",
+        default=shutil.which("chromium") or "",
+        help="Debian's Chromium (default: chromium on the PATH; apt-get install -y chromium)",
     )
 
 
@@ -101,11 +106,17 @@ def _pages(root: Path) -> list[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Give ``page_path`` every page of the site, ``gallery_page`` every gallery example."""
+    """Give ``page_path`` every page of the site, ``language_page`` every page of a language
+    folder (all but the root page that picks one), ``gallery_page`` every gallery example."""
     root = _site_path(metafunc.config)
     pages = _pages(root)
     if "page_path" in metafunc.fixturenames:
         metafunc.parametrize("page_path", pages or ["<no site>"])
+    if "language_page" in metafunc.fixturenames:
+        layout = detect_layout(root) if root.is_dir() else Layout(root, {"": root})
+        folders = [f"{name}/" for name in layout.languages if name]
+        in_languages = [p for p in pages if not folders or p.startswith(tuple(folders))]
+        metafunc.parametrize("language_page", in_languages or ["<no site>"])
     if "gallery_page" in metafunc.fixturenames:
         main = detect_layout(root).main if root.is_dir() else root
         prefix = main.relative_to(root).as_posix() + "/" if main != root else ""
@@ -155,12 +166,13 @@ def base_url(site_dir: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium", False)
+def browser(pytestconfig: pytest.Config):
+    executable = pytestconfig.getoption("--chromium")
+    if not executable or not Path(executable).is_file():
+        pytest.fail(f"no Chromium at {executable!r}: apt-get install -y chromium", False)
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
@@ -185,9 +197,12 @@ class Watch:
         self.base_url = base_url
         self.origin = base_url.rstrip("/")
         self.problems: list[str] = []
+        self.in_flight: set = set()  # requests sent and not yet answered
         page.route(lambda url: not url.startswith(self.origin + "/"), self._block)
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("request", lambda request: self.in_flight.add(request))
+        page.on("requestfinished", lambda request: self.in_flight.discard(request))
         page.on("requestfailed", self._failed)
         page.on("response", self._response)
 
@@ -201,6 +216,7 @@ class Watch:
             self.problems.append(f"console error: {message.text} ({where})")
 
     def _failed(self, request) -> None:
+        self.in_flight.discard(request)
         # An image the browser itself dropped: a <picture> switched source (Chromium does so
         # while it takes a screenshot). A missing file still fails, as an HTTP 404.
         if request.failure == "net::ERR_ABORTED" and request.resource_type == "image":
@@ -215,11 +231,26 @@ class Watch:
     def goto(self, path: str, wait_until: str = "networkidle"):
         """Open ``path`` (relative to the server root) and clear the problem list first."""
         self.problems = []
+        self.in_flight.clear()
         response = self.page.goto(self.base_url + path, wait_until=wait_until)
         if response is None or response.status != 200:
             status = response.status if response is not None else "no response"
             self.problems.append(f"HTTP {status}: {path}")
         return response
+
+    def settle(self, quiet_ms: int = 100) -> None:
+        """Wait until no request has been in flight for ``quiet_ms`` (after ``goto(...,
+        wait_until="load")``): what Playwright's "networkidle" waits for, without its fixed
+        500 ms, so that every request of the page has been answered or has failed."""
+        quiet, waited = 0, 0
+        while quiet < quiet_ms:
+            if waited > TIMEOUT_MS:
+                pending = sorted(request.url for request in self.in_flight)
+                self.problems.append(f"requests still pending after {TIMEOUT_MS} ms: {pending}")
+                return
+            self.page.wait_for_timeout(25)
+            waited += 25
+            quiet = quiet + 25 if not self.in_flight else 0
 
     def wait_for_math(self) -> None:
         """Wait until MathJax (if the page loads it) has typeset the page."""

@@ -1,4 +1,7 @@
-"""Open the built site in Chromium: every page, math, search, downloads, themes, languages."""
+"""The built site in Chromium: search, downloads, the dark theme, the language switch.
+
+Every page's own checks (desktop and phone) run in test_pages.py.
+"""
 
 from __future__ import annotations
 
@@ -10,66 +13,16 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from pagechecks import (
+    WAIT_FOR_MATH_JS,
+    desktop_screenshot,
+    figure_visibility_problems,
+    gallery_figure_page,
+    screenshot_pages,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
-
-# Text the reader should never see: TeX that MathJax did not typeset.
-RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$")
-# Visible text of a page, without code, scripts and typeset math.
-VISIBLE_TEXT_JS = """() => {
-  const root = document.querySelector('main') || document.body;
-  const skip = 'pre, code, script, style, mjx-container, .highlight, textarea';
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const parts = [];
-  while (walker.nextNode()) {
-    const node = walker.currentNode;
-    if (!node.parentElement.closest(skip)) parts.push(node.nodeValue);
-  }
-  return parts.join('');
-}"""
-
-
-def _math_problems(watch) -> list[str]:
-    """Math that MathJax did not typeset, or TeX left in the visible text."""
-    problems = []
-    math = watch.page.locator(".math").count()
-    rendered = watch.page.locator("mjx-container").count()
-    if rendered < math:
-        problems.append(f"{math} math elements but {rendered} typeset by MathJax")
-    raw = RAW_TEX.findall(watch.page.evaluate(VISIBLE_TEXT_JS))
-    if raw:
-        problems.append(f"raw TeX in the text: {raw[:5]}")
-    return problems
-
-
-# Tables that do not fit the text column: the reader must scroll sideways to see the last columns.
-WIDE_TABLES_JS = """() => [...document.querySelectorAll('main table')]
-  .filter((t) => t.scrollWidth > t.parentElement.clientWidth + 1)
-  .map((t) => `table wider than the text column (${t.scrollWidth} px in `
-    + `${t.parentElement.clientWidth} px at a ${window.innerWidth} px window), first cell: `
-    + JSON.stringify((t.querySelector('th, td') || {}).textContent || '').slice(0, 60))"""
-
-
-def test_page_loads_cleanly(shared, page_path: str) -> None:
-    """No console error, failed or foreign request, HTTP error, raw TeX or too-wide table."""
-    shared.goto(page_path)
-    shared.wait_for_math()
-    problems = shared.problems + _math_problems(shared) + shared.page.evaluate(WIDE_TABLES_JS)
-    assert not problems, f"{page_path}:\n" + "\n".join(problems)
-
-
-def test_math_is_typeset(shared, layout) -> None:
-    """A tutorial page with formulas shows MathJax output (and the sweep checks every page)."""
-    pages = sorted((layout.main / "tutorial").glob("*.html"))
-    with_math = [p for p in pages if 'class="math' in p.read_text(encoding="utf-8")]
-    assert with_math, "no tutorial page has math"
-    shared.goto(with_math[0].relative_to(layout.root).as_posix())
-    shared.wait_for_math()
-    assert shared.page.locator(".math").count() > 0
-    assert shared.page.locator("mjx-container").count() >= shared.page.locator(".math").count()
-    assert not _math_problems(shared), _math_problems(shared)
-    assert not shared.problems, "\n".join(shared.problems)
 
 
 def _search(shared, prefix: str, query: str) -> list[str]:
@@ -185,14 +138,6 @@ def _switch_to(watch, mode: str) -> None:
     assert page.evaluate("() => document.documentElement.dataset.mode") == mode
 
 
-def _gallery_figure_page(layout) -> str:
-    pages = sorted(layout.main.glob("auto_examples/**/plot_*.html"))
-    with_figures = [p for p in pages if "sphx-glr-single-img" in p.read_text(encoding="utf-8")]
-    assert with_figures, "no gallery page has a figure"
-    preferred = [p for p in with_figures if "05_pictures" in p.as_posix()]
-    return (preferred or with_figures)[0].relative_to(layout.root).as_posix()
-
-
 def test_theme_switch_turns_dark(themed, layout) -> None:
     watch = themed(None)
     watch.goto(layout.main_prefix + "index.html")
@@ -200,92 +145,28 @@ def test_theme_switch_turns_dark(themed, layout) -> None:
     _switch_to(watch, "dark")
     assert _theme(watch) == "dark"
     # The choice is remembered on the next page.
-    watch.goto(_gallery_figure_page(layout))
+    watch.goto(gallery_figure_page(layout))
     assert _theme(watch) == "dark"
     _switch_to(watch, "light")
     assert _theme(watch) == "light"
     assert not watch.problems, "\n".join(watch.problems)
 
 
-FIGURE_STYLE_JS = """(img) => {
-  const s = getComputedStyle(img);
-  const box = img.getBoundingClientRect();
-  return {width: box.width, height: box.height, natural: img.naturalWidth,
-          opacity: s.opacity, visibility: s.visibility, display: s.display,
-          filter: s.filter, background: s.backgroundColor};
-}"""
-
-
-def _rgb(color: str) -> tuple[float, ...]:
-    values = [float(v) for v in re.findall(r"[\d.]+", color)]
-    alpha = values[3] if len(values) > 3 else 1.0
-    return (*values[:3], alpha)
-
-
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_figures_visible(themed, layout, theme: str) -> None:
-    watch = themed(theme)
-    rel = _gallery_figure_page(layout)
-    watch.goto(rel)
-    assert _theme(watch) == theme
-    images = watch.page.locator("img.sphx-glr-single-img, img.sphx-glr-multi-img")
-    assert images.count() > 0
-    for i in range(images.count()):
-        images.nth(i).scroll_into_view_if_needed()
-        style = images.nth(i).evaluate(FIGURE_STYLE_JS)
-        assert style["natural"] > 0, f"{rel}: image {i} did not load"
-        assert style["width"] > 50 and style["height"] > 50, f"{rel}: image {i} {style}"
-        assert style["visibility"] == "visible" and style["display"] != "none", style
-        assert float(style["opacity"]) > 0.9, style
-        assert "invert" not in style["filter"] and "opacity" not in style["filter"], style
-        if theme == "dark":
-            red, green, blue, alpha = _rgb(style["background"])
-            assert alpha > 0.9 and min(red, green, blue) > 200, (
-                f"{rel}: in dark mode a figure needs a light background, got {style}"
-            )
-    assert not watch.problems, "\n".join(watch.problems)
-
-
-def _screenshot_pages(layout) -> dict[str, str]:
-    pages = {
-        "home": layout.main_prefix + "index.html",
-        "gallery": _gallery_figure_page(layout),
-    }
-    if (layout.main / "howto" / "common-errors.html").is_file():
-        pages["common-errors"] = layout.main_prefix + "howto/common-errors.html"
-    if "zh_CN" in layout.languages:  # the Chinese edition: the home page and a lesson page
-        pages["zh_CN-home"] = "zh_CN/index.html"
-        pages["zh_CN-walkthrough"] = "zh_CN/tutorial/02_walkthrough.html"
-    return pages
-
-
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_screenshots(themed, layout, screenshot_dir: Path, theme: str) -> None:
-    """Save what a reader sees (top of each page, up to 2400 px) for review."""
-    watch = themed(theme)
-    for name, rel in _screenshot_pages(layout).items():
+def test_dark_mode(themed, layout, screenshot_dir: Path) -> None:
+    """In dark mode: the screenshot pages photographed, and the gallery figures shown on a
+    light background (they are drawn on white), neither inverted nor faded."""
+    watch = themed("dark")
+    figure_page = gallery_figure_page(layout)
+    problems = []
+    for name, rel in screenshot_pages(layout).items():
         watch.goto(rel)
-        watch.wait_for_math()
-        assert _theme(watch) == theme
-        height = min(2400, watch.page.evaluate("() => document.documentElement.scrollHeight"))
-        path = screenshot_dir / f"{name}-{theme}.png"
-        watch.page.screenshot(
-            path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": height}
-        )
-        assert path.stat().st_size > 10_000, f"{path} looks empty"
-        if name == "gallery":  # the first figure, with the text around it
-            figure = watch.page.locator("img.sphx-glr-single-img, img.sphx-glr-multi-img").first
-            box = figure.evaluate(
-                "(img) => { const r = img.getBoundingClientRect();"
-                " return {y: r.top + window.scrollY, height: r.height}; }"
-            )
-            top = max(0, box["y"] - 200)
-            watch.page.screenshot(
-                path=str(screenshot_dir / f"gallery-figure-{theme}.png"),
-                full_page=True,
-                clip={"x": 0, "y": top, "width": 1280, "height": min(2400, box["height"] + 400)},
-            )
-        assert not watch.problems, f"{rel}:\n" + "\n".join(watch.problems)
+        watch.page.evaluate(WAIT_FOR_MATH_JS)
+        assert _theme(watch) == "dark", rel
+        found = watch.problems + desktop_screenshot(watch.page, screenshot_dir, name, "dark")
+        if rel == figure_page:
+            found += figure_visibility_problems(watch.page, "dark")
+        problems += [f"{rel}: {problem}" for problem in found]
+    assert not problems, "\n".join(problems)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,14 +1,19 @@
-"""Every gallery and tutorial download runs on its own, as a reader would run it.
+"""Every gallery and tutorial download runs on its own, as a reader would run it, once.
 
-Each ``.py`` and ``.ipynb`` offered on the built site is copied into an empty folder outside
-the repository and executed there, with only the installed package (``nox -s downloads``
-installs it from a wheel, not from the source tree). A script that needs a file from the
-repository, or a notebook whose cells depend on sphinx-gallery, fails here.
+Each gallery example's ``.py`` and each tutorial page's ``.ipynb`` offered on the built site is
+copied into an empty folder outside the repository and executed there, with only the installed
+package (``nox -s downloads`` installs it from a wheel, not from the source tree). A script
+that needs a file from the repository fails here.
+
+The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
+``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which
+the site's build executes).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,17 +43,21 @@ def _ids(paths: list[Path]) -> list[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    for name, suffix in (("script", ".py"), ("notebook", ".ipynb")):
+    """``script``: each gallery .py; ``gallery_notebook``: each gallery .ipynb;
+    ``notebook``: each tutorial page's .ipynb."""
+    kinds = {
+        "script": lambda layout: _downloads(layout, ".py"),
+        "gallery_notebook": lambda layout: _downloads(layout, ".ipynb"),
+        "notebook": _tutorial_notebooks,
+    }
+    for name, find in kinds.items():
         if name in metafunc.fixturenames:
             from conftest import _site_path, detect_layout
 
             site = _site_path(metafunc.config)
             if not (site / "index.html").is_file():
                 raise pytest.UsageError(f"no built site at {site}: run nox -s docs first")
-            layout = detect_layout(site)
-            paths = _downloads(layout, suffix)
-            if name == "notebook":
-                paths += _tutorial_notebooks(layout)
+            paths = find(detect_layout(site))
             metafunc.parametrize(name, paths, ids=_ids(paths))
 
 
@@ -131,3 +140,75 @@ def test_notebook_runs_standalone(notebook: Path, reader_dir: Path) -> None:
         if output.get("output_type") == "error"
     ]
     assert not errors
+
+
+# ---------------------------------------------------------------------------------------------
+# The other form of each download holds the same code (checked without running it again)
+
+CELL_MARK = re.compile(r"^# %%")  # sphinx-gallery's cell separator, the gallery's one style
+# a line that configures sphinx-gallery (a thumbnail, ...): left out of the notebook
+CONFIG_COMMENT = re.compile(r"^\s*# sphinx_gallery_\w+\s*=")
+
+
+def _script_cells(script: str) -> list[str]:
+    """The code of each cell of a sphinx-gallery script, as its notebook should hold it.
+
+    The docstring first, then cells that each open with ``# %%``: a cell's leading comment
+    lines are its text (a Markdown cell of the notebook), the rest its code.
+    """
+    body = script.split('"""', 2)[2] if script.lstrip().startswith(('r"""', '"""')) else script
+    cells, current = [], []
+    for line in body.splitlines():
+        if CONFIG_COMMENT.match(line):
+            continue
+        if CELL_MARK.match(line):
+            cells.append(current)
+            current = []
+        else:
+            current.append(line)
+    cells.append(current)
+    code = []
+    for lines in cells:
+        while lines and (lines[0].startswith("#") or not lines[0].strip()):
+            lines = lines[1:]  # the cell's text
+        if "\n".join(lines).strip():
+            code.append("\n".join(lines).strip())
+    return code
+
+
+def _notebook_code(notebook: Path) -> list[str]:
+    nb = nbformat.read(notebook, as_version=4)
+    return [cell.source.strip() for cell in nb.cells if cell.cell_type == "code"]
+
+
+def test_gallery_notebook_holds_the_script(layout, gallery_notebook: Path) -> None:
+    """The example's .ipynb has its .py's code, cell for cell (the .py runs above)."""
+    scripts = _downloads(layout, ".py", prefix=gallery_notebook.stem)
+    assert len(scripts) == 1, f"{gallery_notebook.stem}.py offered {len(scripts)} times"
+    expected = _script_cells(scripts[0].read_text(encoding="utf-8"))
+    assert expected, f"{scripts[0].name} has no code"
+    assert _notebook_code(gallery_notebook) == expected
+
+
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def _page_cells(page: str) -> list[str]:
+    """The code of each ``{code-cell}`` of a MyST page, without the cell's options."""
+    cells = []
+    for body in CODE_CELL.findall(page):
+        lines = body.splitlines()
+        if lines and lines[0].strip() == "---":  # a YAML block of options
+            lines = lines[lines.index("---", 1) + 1 :]
+        while lines and lines[0].startswith(":") and ":" in lines[0][1:]:  # :tags: [...]
+            lines = lines[1:]
+        cells.append("\n".join(lines).strip())
+    return cells
+
+
+def test_tutorial_notebook_holds_its_page(notebook: Path) -> None:
+    """Each tutorial notebook has its page's code cells, in order (the page runs in the build)."""
+    page = ROOT / "docs" / "tutorial" / f"{notebook.stem}.md"
+    expected = _page_cells(page.read_text(encoding="utf-8"))
+    assert expected, f"{page.name} has no code cell"
+    assert _notebook_code(notebook) == expected

@@ -1,0 +1,347 @@
+"""The checks that the browser sweeps run on each page they open (tests_site/test_pages.py).
+
+Each check takes the open Playwright page (and what it needs of the built files) and returns
+what it found wrong: an empty list when the page is right.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# ---------------------------------------------------------------------------------------------
+# Math
+
+# Text the reader should never see: TeX that MathJax did not typeset.
+RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$")
+# Visible text of a page, without code, scripts and typeset math.
+VISIBLE_TEXT_JS = """() => {
+  const root = document.querySelector('main') || document.body;
+  const skip = 'pre, code, script, style, mjx-container, .highlight, textarea';
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (!node.parentElement.closest(skip)) parts.push(node.nodeValue);
+  }
+  return parts.join('');
+}"""
+WAIT_FOR_MATH_JS = "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
+
+
+def math_problems(page) -> list[str]:
+    """Math that MathJax did not typeset, or TeX left in the visible text."""
+    problems = []
+    math = page.locator(".math").count()
+    rendered = page.locator("mjx-container").count()
+    if rendered < math:
+        problems.append(f"{math} math elements but {rendered} typeset by MathJax")
+    raw = RAW_TEX.findall(page.evaluate(VISIBLE_TEXT_JS))
+    if raw:
+        problems.append(f"raw TeX in the text: {raw[:5]}")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+# Tables that do not fit the text column: the reader must scroll sideways to see the last columns.
+WIDE_TABLES_JS = """() => [...document.querySelectorAll('main table')]
+  .filter((t) => t.scrollWidth > t.parentElement.clientWidth + 1)
+  .map((t) => `table wider than the text column (${t.scrollWidth} px in `
+    + `${t.parentElement.clientWidth} px at a ${window.innerWidth} px window), first cell: `
+    + JSON.stringify((t.querySelector('th, td') || {}).textContent || '').slice(0, 60))"""
+
+ERROR_TABLE_JS = """() => {
+  const table = document.querySelector('#howto-common-errors > .pst-scrollable-table-container > table');
+  if (!table) return null;
+  const rows = [...table.querySelectorAll('tbody tr')];
+  const cells = [...table.querySelectorAll('tbody td')];
+  return {rows: rows.length, tableWidth: table.getBoundingClientRect().width,
+          window: window.innerWidth,
+          cellWidths: cells.map((c) => c.getBoundingClientRect().width),
+          label: cells.length ? getComputedStyle(cells[0], '::before').content : ''};
+}"""
+
+
+def error_table_problems(page, language: str) -> list[str]:
+    """The how-to's error table is a stack of cards whose fields use the card's width (four
+    columns broke identifiers mid-word even at 1366 px), each field under its column's name."""
+    table = page.evaluate(ERROR_TABLE_JS)
+    if table is None:
+        return ["no error table (#howto-common-errors > ... > table)"]
+    problems = []
+    if table["rows"] < 7:
+        problems.append(f"error table: {table['rows']} rows, expected at least 7")
+    if table["tableWidth"] > table["window"]:
+        problems.append(f"error table wider than the window: {table}")
+    if min(table["cellWidths"], default=0) <= 0.7 * table["tableWidth"]:
+        problems.append(f"error table: a field narrower than 70 % of its card: {table}")
+    expected = "症状" if language.startswith("zh") else "Symptom"
+    if expected not in table["label"]:
+        problems.append(f"error table: fields not labelled {expected!r}: {table['label']}")
+    return problems
+
+
+# Each line break inside inline code of a table cell, at 390 px: the character before it
+# (where it is not "_", "=", ".", "," or a space, an identifier was cut in two)
+CODE_BREAKS_JS = """() => {
+  const cuts = [];
+  for (const code of document.querySelectorAll('main td code, main th code')) {
+    if (code.closest('table.mha-stack thead')) continue;  // hidden: the cards carry its names
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    let top = null, before = '';
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (/\\s/.test(node.data[i])) { before = ' '; continue; }
+        if (!box) continue;
+        if (top !== null && box.top > top + 2 && !/[_=.,\\s]/.test(before))
+          cuts.push(code.textContent.slice(0, 50) + ' | cut after ' + JSON.stringify(before));
+        top = box.top;
+        before = node.data[i];
+      }
+    }
+  }
+  // a table written in Markdown is a stack of cards that fits the column, each field under its
+  // column's name; none of it hides past the right edge
+  for (const table of document.querySelectorAll('main table.table')) {
+    if (table.matches('.autosummary, .bench-table')) continue;
+    const name = (table.innerText || '').trim().slice(0, 40);
+    const room = table.parentElement.clientWidth;
+    if (table.getBoundingClientRect().width > room + 1) cuts.push(`table ${name} | wider than ${room}`);
+    for (const cell of table.querySelectorAll('tbody td')) {
+      const label = getComputedStyle(cell, '::before').content;
+      if (['none', 'normal', '""'].includes(label) || cell.getBoundingClientRect().width < 0.7 * room)
+        cuts.push(`table ${name} | a field without its column's name, or not a card: ${label}`);
+    }
+  }
+  return cuts;
+}"""
+
+# ---------------------------------------------------------------------------------------------
+# Width: nothing wider than the window
+
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll('body *')].filter((el) => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1) return false;
+    // inside a box of the page's content that scrolls (code, math, tables) or is hidden: not
+    // the page's width. The article's own container scrolls too: content wider than it is cut.
+    const layout = '.bd-article-container, .bd-main, .bd-container, .bd-page-width, body';
+    for (let p = el.parentElement; p && !p.matches(layout); p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowX)) return false;
+    }
+    return true;
+  });
+  return {scroll: document.documentElement.scrollWidth, width,
+          examples: wide.slice(0, 3).map((el) => el.tagName + '.' + el.className + ': '
+            + (el.textContent || '').trim().slice(0, 50))};
+}"""
+
+API_WIDTH_JS = """() => ({scroll: document.documentElement.scrollWidth,
+  width: document.documentElement.clientWidth,
+  toc: Math.max(0, ...[...document.querySelectorAll(
+    '.bd-sidebar-secondary, .bd-sidebar-secondary *')]
+    .map((el) => el.getBoundingClientRect().right))})"""
+
+# ---------------------------------------------------------------------------------------------
+# Figures: shown at (nearly) the size they were drawn for, so 10 pt text stays 10 pt
+
+FIGURES_JS = """() => [...document.querySelectorAll('main img')]
+  .filter((img) => img.naturalWidth > 200 && !img.closest('.sphx-glr-thumbcontainer, .card'))
+  .map((img) => ({src: img.currentSrc.split('/').pop(), natural: img.naturalWidth,
+                  shown: img.getBoundingClientRect().width, alt: img.alt,
+                  phoneSource: !!(img.parentElement.matches('picture')
+                    && img.parentElement.querySelector('source'))}))"""
+
+# a figure: a gallery image (not a thumbnail) or a benchmark chart; not the logo
+FIGURE_SRC = re.compile(r'src="[^"]*(?:_images/sphx_glr_\w+_\d{3}\.png|_static/bench/\w+\.png)"')
+
+# the smallest share of its natural (1x) width at which a figure is shown: on a desktop the
+# figure drawn for the 7 in column; on a phone its phone version (docs/_ext/phone_figures.py),
+# so that 10 pt text is shown at 11 px or more on both
+SHOWN_AT_LEAST = {"desktop": 0.9, "phone": 0.8}
+
+
+def figure_size_problems(page, html: str, screen: str) -> list[str]:
+    """Every figure of the page is shown at its drawn size (its phone version on a phone)."""
+    expected = len(FIGURE_SRC.findall(html))
+    figures = page.evaluate(FIGURES_JS)
+    problems = []
+    if len(figures) < expected:
+        problems.append(f"{expected} figures in the HTML, {len(figures)} shown: {figures}")
+    for figure in figures:
+        if figure["shown"] < SHOWN_AT_LEAST[screen] * figure["natural"]:
+            problems.append(f"figure scaled down (its text below 10 pt): {figure}")
+        if screen == "phone" and figure["phoneSource"] and "_phone" not in figure["src"]:
+            problems.append(f"a phone version exists but the desktop figure is shown: {figure}")
+    return problems
+
+
+FIGURE_STYLE_JS = """(img) => {
+  const s = getComputedStyle(img);
+  const box = img.getBoundingClientRect();
+  return {width: box.width, height: box.height, natural: img.naturalWidth,
+          opacity: s.opacity, visibility: s.visibility, display: s.display,
+          filter: s.filter, background: s.backgroundColor};
+}"""
+GALLERY_FIGURES = "img.sphx-glr-single-img, img.sphx-glr-multi-img"
+
+
+def _rgb(color: str) -> tuple[float, ...]:
+    values = [float(v) for v in re.findall(r"[\d.]+", color)]
+    alpha = values[3] if len(values) > 3 else 1.0
+    return (*values[:3], alpha)
+
+
+def figure_visibility_problems(page, theme: str) -> list[str]:
+    """The gallery figures load and show, neither inverted nor faded; in dark mode each sits on
+    a light background (the figures are drawn on white)."""
+    images = page.locator(GALLERY_FIGURES)
+    if images.count() == 0:
+        return ["no gallery figure on the page"]
+    problems = []
+    for i in range(images.count()):
+        images.nth(i).scroll_into_view_if_needed()
+        style = images.nth(i).evaluate(FIGURE_STYLE_JS)
+        if style["natural"] == 0:
+            problems.append(f"figure {i} did not load")
+        if style["width"] <= 50 or style["height"] <= 50:
+            problems.append(f"figure {i} shown too small: {style}")
+        if style["visibility"] != "visible" or style["display"] == "none":
+            problems.append(f"figure {i} hidden: {style}")
+        if float(style["opacity"]) <= 0.9 or any(
+            f in style["filter"] for f in ("invert", "opacity")
+        ):
+            problems.append(f"figure {i} faded or inverted: {style}")
+        if theme == "dark":
+            red, green, blue, alpha = _rgb(style["background"])
+            if alpha <= 0.9 or min(red, green, blue) <= 200:
+                problems.append(
+                    f"figure {i}: in dark mode a figure needs a light background, {style}"
+                )
+    return problems
+
+
+def gallery_figure_page(layout) -> str:
+    """The gallery page whose figures the visibility and screenshot checks look at."""
+    pages = sorted(layout.main.glob("auto_examples/**/plot_*.html"))
+    with_figures = [p for p in pages if "sphx-glr-single-img" in p.read_text(encoding="utf-8")]
+    assert with_figures, "no gallery page has a figure"
+    preferred = [p for p in with_figures if "05_pictures" in p.as_posix()]
+    return (preferred or with_figures)[0].relative_to(layout.root).as_posix()
+
+
+# ---------------------------------------------------------------------------------------------
+# The landing page
+
+
+def landing_page_problems(page) -> list[str]:
+    """Install line, an executed quick start with its shapes, a picture, a start button, a repo
+    link, full rows of cards, and no contributor commands."""
+    problems = []
+    text = page.inner_text("main")
+    if "pip install" not in text:
+        problems.append("no install line")
+    output = page.inner_text("main .cell_output")
+    if "torch.Size([2, 5, 64])" not in output or "torch.Size([2, 8, 5, 5])" not in output:
+        problems.append(f"the quick start's output lacks its shapes: {output!r}")
+    if page.locator("main img[alt*='shape']").count() < 1:
+        problems.append("no shape picture")
+    start = page.locator("main a.mha-start")
+    if start.count() != 1 or not (start.first.get_attribute("href") or "").startswith("tutorial/"):
+        problems.append("no single start button into the tutorial")
+    if page.locator("a.nav-link[href^='https://github.com/']").count() < 1:
+        problems.append("no repository link")
+    cards = page.locator("main .sd-card").count()
+    if cards % 3:
+        problems.append(f"{cards} cards leave a hole in a grid of three")
+    if "nox -s" in text:
+        problems.append("contributor commands belong on Contributing")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Accessibility
+
+SERIOUS = {"serious", "critical"}
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "resultTypes": ["violations"],
+}
+
+
+def axe_problems(axe, page) -> list[str]:
+    """Serious or critical WCAG 2 A/AA violations found by axe-core."""
+    problems = []
+    for violation in axe.run(page, options=AXE_OPTIONS).response["violations"]:
+        if violation.get("impact") in SERIOUS:
+            targets = [n["target"] for n in violation["nodes"][:3]]
+            problems.append(
+                f"axe: {violation['id']} ({violation['impact']}, "
+                f"{len(violation['nodes'])} nodes) {targets}"
+            )
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Screenshots for review (what a reader sees: the top of each page)
+
+
+def screenshot_pages(layout) -> dict[str, str]:
+    """Desktop screenshots: name -> page, in light mode here and in dark mode in test_browser."""
+    pages = {
+        "home": layout.main_prefix + "index.html",
+        "gallery": gallery_figure_page(layout),
+    }
+    if (layout.main / "howto" / "common-errors.html").is_file():
+        pages["common-errors"] = layout.main_prefix + "howto/common-errors.html"
+    if "zh_CN" in layout.languages:  # the Chinese edition: the home page and a lesson page
+        pages["zh_CN-home"] = "zh_CN/index.html"
+        pages["zh_CN-walkthrough"] = "zh_CN/tutorial/02_walkthrough.html"
+    return pages
+
+
+def desktop_screenshot(page, directory: Path, name: str, theme: str) -> list[str]:
+    """Save the top of the page (up to 2400 px); on the gallery page also its first figure."""
+    width = page.viewport_size["width"]
+    height = min(2400, page.evaluate("() => document.documentElement.scrollHeight"))
+    path = directory / f"{name}-{theme}.png"
+    page.screenshot(
+        path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height}
+    )
+    problems = [] if path.stat().st_size > 10_000 else [f"{path} looks empty"]
+    if name == "gallery":  # the first figure, with the text around it
+        box = page.locator(GALLERY_FIGURES).first.evaluate(
+            "(img) => { const r = img.getBoundingClientRect();"
+            " return {y: r.top + window.scrollY, height: r.height}; }"
+        )
+        page.screenshot(
+            path=str(directory / f"gallery-figure-{theme}.png"),
+            full_page=True,
+            clip={
+                "x": 0,
+                "y": max(0, box["y"] - 200),
+                "width": width,
+                "height": min(2400, box["height"] + 400),
+            },
+        )
+    return problems
+
+
+PHONE_SCREENSHOTS = {
+    "en/index.html": "phone-home",
+    "en/howto/common-errors.html": "phone-common-errors",
+    "en/explanation/why-scale.html": "phone-why-scale",
+    "en/explanation/performance.html": "phone-performance",
+    "en/auto_examples/05_pictures/plot_01_head_heatmaps.html": "phone-head-heatmaps",
+    "zh_CN/index.html": "phone-zh_CN-home",
+    "zh_CN/howto/common-errors.html": "phone-zh_CN-common-errors",
+}
