@@ -219,3 +219,19 @@ def test_language_switch(themed, layout) -> None:
                 f"the root page neither redirects nor links to {prefix}"
             )
     assert not watch.problems, "\n".join(watch.problems)
+
+
+def test_a_request_off_the_machine_is_caught(themed) -> None:
+    """The watch that every page check relies on records a request to another host, and the
+    request does not leave the machine (Chromium resolves no other host)."""
+    watch = themed(None)
+    watch.problems = []
+    watch.page.set_content(
+        '<img id="logo" src="https://cdn.example.com/logo.png" alt="logo">'
+        '<link rel="stylesheet" href="https://fonts.example.org/font.css">',
+        wait_until="load",
+    )
+    watch.settle()
+    foreign = [problem for problem in watch.problems if "request to another host" in problem]
+    assert len(foreign) == 2, watch.problems
+    assert watch.page.evaluate("() => document.getElementById('logo').naturalWidth") == 0
