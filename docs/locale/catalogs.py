@@ -83,7 +83,19 @@ def build_templates(workdir: Path) -> Path:
         "MPLBACKEND": "Agg",
         "SOURCE_DATE_EPOCH": "0",  # fixed POT-Creation-Date: catalogs change only with the text
     }
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "gettext"]
+    # -j auto: read the pages on every core
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-j",
+        "auto",
+        "-b",
+        "gettext",
+    ]
     subprocess.run([*command, str(DOCS), str(pot_dir)], check=True, env=env)
     filter_templates(pot_dir)
     return pot_dir
