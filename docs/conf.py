@@ -166,6 +166,8 @@ sphinx_gallery_conf = {
     # A failing example fails the build: sphinx-gallery runs them all, then ends the build
     # with an error listing each failure (abort_on_example_error=True would stop at the first).
     "abort_on_example_error": False,
+    # the examples run as many at a time as Sphinx's -j (nox -s docs: one per core)
+    "parallel": True,
     "only_warn_on_example_error": False,
     "download_all_examples": True,  # zips of every .py and every .ipynb
     "notebook_extensions": {".py"},  # each example also downloads as a notebook
