@@ -53,9 +53,9 @@ NO_COMPILE = "--no-compile"
 REPORTS = ROOT / ".nox" / "reports"
 
 
-def junit(session: nox.Session) -> str:
-    """pytest's ``--junitxml`` argument for this session: .nox/reports/<session>.xml."""
-    return f"--junitxml={REPORTS / (session.name + '.xml')}"
+def junit(session: nox.Session, name: str = "") -> str:
+    """pytest's ``--junitxml`` argument: .nox/reports/<name or the session's>.xml."""
+    return f"--junitxml={REPORTS / ((name or session.name) + '.xml')}"
 
 
 def cores() -> int:
@@ -340,7 +340,7 @@ def minimum(session: nox.Session) -> None:
     session.install(NO_COMPILE, "--no-deps", "-e", ".")
     session.run("pip", "check")
     session.run(
-        *("pytest", "--ignore=tests/test_catalogs.py", junit(session), *session.posargs),
+        *("pytest", "--ignore=tests/test_catalogs.py", junit(session, "minimum"), *session.posargs),
         env=one_thread_per_core(1),
     )
 
