@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from pagechecks import WAIT_FOR_MATH_JS
 from sitescan import html_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -266,9 +267,7 @@ class Watch:
 
     def wait_for_math(self) -> None:
         """Wait until MathJax (if the page loads it) has typeset the page."""
-        self.page.evaluate(
-            "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
-        )
+        self.page.evaluate(WAIT_FOR_MATH_JS)
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from pagechecks import (
-    WAIT_FOR_MATH_JS,
     desktop_screenshot,
     figure_visibility_problems,
     gallery_figure_page,
@@ -160,7 +159,7 @@ def test_dark_mode(themed, layout, screenshot_dir: Path) -> None:
     problems = []
     for name, rel in screenshot_pages(layout).items():
         watch.goto(rel)
-        watch.page.evaluate(WAIT_FOR_MATH_JS)
+        watch.wait_for_math()
         assert _theme(watch) == "dark", rel
         found = watch.problems + desktop_screenshot(watch.page, screenshot_dir, name, "dark")
         if rel == figure_page:

@@ -117,7 +117,7 @@ def test_desktop(
     page = desktop.page
     page.set_viewport_size(DESKTOP)
     desktop.goto(page_path, wait_until="load")
-    page.evaluate(WAIT_FOR_MATH_JS)
+    desktop.wait_for_math()
     desktop.settle()  # every request answered (or failed) before the problems are read
     checks: dict[str, Callable[[], list[str]]] = {
         "loads cleanly": lambda: list(desktop.problems),
