@@ -234,6 +234,15 @@ class Watch:
         # while it takes a screenshot). A missing file still fails, as an HTTP 404.
         if request.failure == "net::ERR_ABORTED" and request.resource_type == "image":
             return
+        # A page the browser left before it finished loading: the root page's script sends
+        # the reader on to en/index.html, which can abort the root page's own load. A missing
+        # page is still an HTTP 404.
+        if (
+            request.failure == "net::ERR_ABORTED"
+            and request.resource_type == "document"
+            and self.page.url.split("#")[0] != request.url.split("#")[0]
+        ):
+            return
         if request.url.startswith(self.origin + "/"):  # another host's: recorded when sent
             self.problems.append(f"request failed: {request.url} ({request.failure})")
 
