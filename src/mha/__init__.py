@@ -7,6 +7,7 @@ key/value heads and ``G = H // H_kv`` query heads per key/value head.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from mha import check as check  # feedback on a learner's own steps, as mha.check
 from mha import errors as errors  # the exception classes, as mha.errors
 from mha.cost import (
     AttentionFlops,
@@ -48,6 +49,7 @@ __all__ = [
     "attention_weight_elements",
     "available_devices",
     "causal_mask",
+    "check",
     "check_heads",
     "format_shape_table",
     "get_device",

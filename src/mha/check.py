@@ -1,0 +1,514 @@
+r"""Feedback on a step of multi-head attention that you wrote yourself.
+
+Write your own ``split_heads``, ``merge_heads`` or attention in a notebook, hand the function
+to the check of the same name and read the report: whether it matches this package's step on
+every input tried and, when it does not, which known mistake it makes and the code that fixes
+it, naming the row of the table on the :ref:`Common errors <howto-common-errors>` page where
+there is one. Show the report as the last expression of a cell, or ``print`` it.
+
+Each check probes with sizes where every dimension differs, ``B=2, H=3, L=5, S=7, D=4,
+E=12`` (with the lesson's ``H = D = 8`` a swap of those two axes would pass by coincidence),
+and three seeds, and compares your result with :func:`mha.split_heads`,
+:func:`mha.merge_heads` or :func:`mha.scaled_dot_product_attention` through
+:func:`torch.testing.assert_close`. A mistake is recognised by its behaviour, not by reading
+your code: the wrong result of each known mistake is computed from the same input and compared
+with yours, and an exception or warning raised inside your function is read for the messages
+those mistakes produce. Nothing your function does escapes the check; only a misuse of the
+check itself (``fn`` not callable, an unknown ``lang``) raises.
+
+Messages are in English (``lang="en"``) or Chinese (``lang="zh_CN"``); by default, the
+language named by the environment variable ``MHA_LANG``, else English.
+
+Examples
+--------
+>>> import mha
+>>> def my_split(x, num_heads):
+...     B, L, E = x.shape
+...     return x.view(B, num_heads, L, E // num_heads)  # no transpose
+>>> print(mha.check.split_heads(my_split, lang="en"))
+✗ my_split does not match mha.split_heads (x: (2, 5, 12), num_heads=3; seed 0).
+Mistake: view without the transpose (a row of the table on the Common errors page).
+What happened: first differs at index (0, 0, 1, 0): expected ..., got ...
+Fix: view as (B, L, H, D), then swap L and H: x.view(B, L, H, D).transpose(1, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from mha import functional as _functional
+
+__all__ = ["Report", "attention", "merge_heads", "split_heads"]
+
+# probe sizes: every dimension differs, so swapped axes cannot pass by coincidence
+B, H, L, S, D = 2, 3, 5, 7, 4
+E = H * D
+SEEDS = (0, 1, 2)
+LANGS = ("en", "zh_CN")
+
+
+@dataclass(frozen=True, repr=False)
+class Report:
+    """What a check found: shown in full as a notebook cell's result, or with ``print``.
+
+    Attributes
+    ----------
+    ok : bool
+        Whether the function matched the reference on every shape and seed tried.
+    mistake : str or None
+        ``None`` when ``ok``; else the id of the mistake found, such as
+        ``"view_without_transpose"``, ``"differs"`` (no known mistake) or ``"raises"``
+        (an exception that no known mistake explains).
+    message : str
+        The report in words: what is wrong, the mistake's name and the fix.
+    """
+
+    ok: bool
+    mistake: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"Report(ok={self.ok}, mistake={self.mistake!r})"
+
+    def _repr_pretty_(self, p, cycle: bool) -> None:  # IPython and Jupyter: the whole message
+        p.text(self.message)
+
+
+# ---------------------------------------------------------------------------
+# The mistakes, one row each: how to recognise it and what to say
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Mistake:
+    step: str  # the check that reports it: "split_heads", "merge_heads", "attention", "any"
+    id: str
+    title_en: str
+    title_zh: str
+    fix_en: str
+    fix_zh: str
+    in_table: bool = False  # a row of the table on the Common errors page
+    wrong: Callable[..., list] | None = None  # the wrong results, computed from the input
+    says: str | None = None  # a regex for what the function raises or warns
+
+
+def _heads(x: Tensor, h: int) -> Tensor:
+    return x.unflatten(-1, (h, -1))  # (B, L, E) -> (B, L, H, D)
+
+
+def _attend(q: Tensor, k: Tensor, v: Tensor, scale: float | None = None) -> tuple[Tensor, Tensor]:
+    return _functional.scaled_dot_product_attention(q, k, v, scale=scale)
+
+
+def _softmax_over(q: Tensor, k: Tensor, v: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    weights = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).softmax(dim)  # (B, H, L, S)
+    return weights @ v, weights  # (B, H, L, D), (B, H, L, S)
+
+
+def _averaged(q: Tensor, k: Tensor, v: Tensor) -> list[tuple[Tensor, Tensor]]:
+    out, weights = _attend(q, k, v)  # (B, H, L, D), (B, H, L, S)
+    return [(out, weights.mean(1)), (out, weights.mean(1, keepdim=True))]  # (B, [1,] L, S)
+
+
+_RESHAPE = r"shape '\[[^\]]*\]' is invalid for input of size \d+"
+_MISTAKES = (
+    _Mistake("split_heads", "view_without_transpose",
+             "view without the transpose", "view 之后没有转置",
+             "view as (B, L, H, D), then swap L and H: x.view(B, L, H, D).transpose(1, 2)",
+             "先 view 成 (B, L, H, D)，再交换 L 和 H：x.view(B, L, H, D).transpose(1, 2)",
+             in_table=True,
+             wrong=lambda x, h: [_heads(x, h), x.reshape(x.shape[0], h, x.shape[1], -1)]),
+    _Mistake("split_heads", "transpose_wrong_axes",
+             "transpose of the wrong axes", "转置了错误的轴",
+             "swap axes 1 and 2 (L and H) only: x.view(B, L, H, D).transpose(1, 2)",
+             "只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
+             wrong=lambda x, h: [_heads(x, h).transpose(*a) for a in ((1, 3), (2, 3), (0, 2))]),
+    _Mistake("split_heads", "view_wrong_size",
+             "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
+             "read the sizes from the tensor, B, L, E = x.shape, then "
+             "x.view(B, L, H, E // H).transpose(1, 2)",
+             "从张量读出各维度：B, L, E = x.shape，再写 x.view(B, L, H, E // H).transpose(1, 2)",
+             in_table=True, says=_RESHAPE),
+    _Mistake("merge_heads", "view_without_transpose",
+             "merging with a view, without the transpose", "合并多头时直接 view，没有先转置",
+             "move the head axis back next to D first: "
+             "x.transpose(1, 2).contiguous().view(B, L, H * D)",
+             "先把头这一维移回 D 旁边：x.transpose(1, 2).contiguous().view(B, L, H * D)",
+             in_table=True,
+             wrong=lambda x: [x.reshape(x.shape[0], x.shape[2], -1)]),
+    _Mistake("merge_heads", "view_after_transpose",
+             "view after transpose without contiguous()", "转置后未调用 contiguous() 就使用 view",
+             "copy into contiguous memory before the view: "
+             "x.transpose(1, 2).contiguous().view(B, L, H * D), or .reshape(B, L, H * D)",
+             "先复制成连续的内存再 view：x.transpose(1, 2).contiguous().view(B, L, H * D)，"
+             "或者用 .reshape(B, L, H * D)",
+             in_table=True, says="view size is not compatible with input tensor's size"),
+    _Mistake("merge_heads", "transpose_wrong_axes",
+             "transpose of the wrong axes", "转置了错误的轴",
+             "swap axes 1 and 2 (H and L), so that H and D sit side by side: "
+             "x.transpose(1, 2).reshape(B, L, H * D)",
+             "交换第 1 维和第 2 维（H 和 L），让 H 和 D 挨在一起："
+             "x.transpose(1, 2).reshape(B, L, H * D)",
+             wrong=lambda x: [x.permute(*p).reshape(x.shape[0], x.shape[2], -1)
+                              for p in ((0, 3, 2, 1), (0, 1, 3, 2), (0, 2, 3, 1))]),
+    _Mistake("merge_heads", "view_wrong_size",
+             "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
+             "read the sizes from the tensor, B, H, L, D = x.shape, then "
+             "x.transpose(1, 2).reshape(B, L, H * D)",
+             "从张量读出各维度：B, H, L, D = x.shape，再写 x.transpose(1, 2).reshape(B, L, H * D)",
+             in_table=True, says=_RESHAPE),
+    _Mistake("attention", "transpose_all_axes",
+             "k.T on a 4-D tensor (it reverses every axis)",
+             "对 4 维张量用了 k.T（它把所有轴倒过来）",
+             "k.transpose(-2, -1) swaps only the last two axes (k.mT is the same)",
+             "k.transpose(-2, -1) 只交换最后两个轴（k.mT 也一样）",
+             says=r"`x\.T`"),
+    _Mistake("attention", "no_scale",
+             "forgetting the 1/√d_k scale", "忘记按 1/√d_k 缩放",
+             "divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
+             "把分数除以 √d_k：scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
+             in_table=True, wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0)]),
+    _Mistake("attention", "scale_by_d_k",
+             "dividing by d_k instead of √d_k", "除以了 d_k，而不是 √d_k",
+             "divide by the square root: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
+             "除以 d_k 的平方根：scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
+             wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0 / q.shape[-1])]),
+    _Mistake("attention", "softmax_wrong_axis",
+             "softmax over the wrong axis", "在错误的轴上做 softmax",
+             "softmax(dim=-1): each query's row of weights sums to 1, "
+             "weights = scores.softmax(dim=-1)",
+             "softmax(dim=-1)：每个查询的那一行注意力权重之和为 1，"
+             "weights = scores.softmax(dim=-1)",
+             wrong=lambda q, k, v: [_softmax_over(q, k, v, dim) for dim in (-2, 1, 0)]),
+    _Mistake("attention", "weights_averaged",
+             "weights averaged over the heads", "注意力权重对各头取了平均",
+             "keep the head axis: weights (B, H, L, S), one matrix per head, without .mean(1)",
+             "保留头这一维：注意力权重的形状是 (B, H, L, S)，每个头一个矩阵，不要 .mean(1)",
+             in_table=True, wrong=_averaged),
+    _Mistake("attention", "swapped_outputs",
+             "output and weights returned in the wrong order", "输出和注意力权重的返回顺序反了",
+             "return the output first: return output, weights",
+             "先返回输出：return output, weights",
+             wrong=lambda q, k, v: [_attend(q, k, v)[::-1]]),
+    _Mistake("attention", "weights_not_returned",
+             "the weights not returned", "没有返回注意力权重",
+             "return both: return output, weights", "两个都返回：return output, weights",
+             wrong=lambda q, k, v: [_attend(q, k, v)[0]]),
+)  # fmt: skip
+_RAISES = _Mistake("any", "raises", "your function raised an exception", "你的函数抛出了异常",
+                   "call it on tensors of these shapes and read the traceback; compare each "
+                   "line with {ref}",
+                   "用这些形状的张量调用它，读一读报错的回溯信息；逐行对照 {ref}")  # fmt: skip
+_DIFFERS = _Mistake("any", "differs", "differs from the reference", "与参考实现不同",
+                    "run {ref} beside your function on the same input and compare the shape "
+                    "and values after each line",
+                    "在同一输入上同时运行 {ref} 和你的函数，逐行比较形状和数值")  # fmt: skip
+
+_TEXT = {
+    "en": {
+        "ok": "✓ {name} matches {ref} on the shapes and seeds tried ({probe}; seeds {seeds}).",
+        "bad": "✗ {name} does not match {ref} ({probe}; seed {seed}).",
+        "mistake": "Mistake: {title}{row}.",
+        "row": " (a row of the table on the Common errors page)",
+        "what": "What happened: {what}",
+        "fix": "Fix: {fix}",
+        "type": "{part}expected {want}, got {got}",
+        "dtype": "{part}expected dtype {want}, got {got}",
+        "shape": "{part}expected shape {want}, got {got}",
+        "value": "{part}first differs at index {index}: expected {want:.6g}, got {got:.6g}",
+        "tensor": "a Tensor of shape {shape}",
+        "sequence": "a {type} of {n}",
+        "output": "output: ",
+        "weights": "weights: ",
+    },
+    "zh_CN": {
+        "ok": "✓ {name} 在所试的形状和随机种子上与 {ref} 一致（{probe}；种子 {seeds}）。",
+        "bad": "✗ {name} 与 {ref} 不一致（{probe}；种子 {seed}）。",
+        "mistake": "错误：{title}{row}。",
+        "row": "（“常见错误”页表格中的一行）",
+        "what": "实际情况：{what}",
+        "fix": "修复：{fix}",
+        "type": "{part}应为 {want}，实际为 {got}",
+        "dtype": "{part}数据类型应为 {want}，实际为 {got}",
+        "shape": "{part}形状应为 {want}，实际为 {got}",
+        "value": "{part}第一处不同在索引 {index}，应为 {want:.6g}，实际为 {got:.6g}",
+        "tensor": "形状为 {shape} 的 Tensor",
+        "sequence": "含 {n} 个元素的 {type}",
+        "output": "输出：",
+        "weights": "注意力权重：",
+    },
+}
+
+
+# ---------------------------------------------------------------------------
+# Running and comparing
+# ---------------------------------------------------------------------------
+
+
+def _kind(obj: object, text: dict[str, str]) -> str:
+    if isinstance(obj, Tensor):
+        return text["tensor"].format(shape=tuple(obj.shape))
+    if isinstance(obj, tuple | list):
+        return text["sequence"].format(type=type(obj).__name__, n=len(obj))
+    return type(obj).__name__
+
+
+def _difference(got: object, want: object, lang: str, part: str = "") -> str | None:
+    """``None`` when ``got`` equals ``want`` (float32 tolerance), else the first difference."""
+    text = _TEXT[lang]
+    if isinstance(want, tuple):  # (output, weights)
+        if not isinstance(got, tuple | list) or len(got) != len(want):
+            return text["type"].format(part=part, want="(output, weights)", got=_kind(got, text))
+        parts = zip(got, want, ("output", "weights"), strict=True)
+        diffs = (_difference(g, w, lang, text[p]) for g, w, p in parts)
+        return next((d for d in diffs if d is not None), None)
+    if not isinstance(got, Tensor):
+        return text["type"].format(part=part, want="Tensor", got=_kind(got, text))
+    if got.dtype != want.dtype:
+        return text["dtype"].format(part=part, want=want.dtype, got=got.dtype)
+    if got.shape != want.shape:
+        return text["shape"].format(part=part, want=tuple(want.shape), got=tuple(got.shape))
+    try:
+        torch.testing.assert_close(got, want)
+    except AssertionError:
+        far = ~torch.isclose(got.detach(), want, rtol=1.3e-6, atol=1e-5)  # assert_close's
+        index = tuple(far.nonzero()[0].tolist()) if far.any() else (0,) * want.dim()
+        want_at, got_at = want[index].item(), got[index].item()
+        return text["value"].format(part=part, index=index, want=want_at, got=got_at)
+    return None
+
+
+def _same(got: object, want: object) -> bool:
+    try:
+        return _difference(got, want, "en") is None
+    except Exception:  # noqa: BLE001 - a result that cannot be compared is not this mistake
+        return False
+
+
+def _call(fn: Callable, inputs: tuple) -> tuple[object, Exception | None, list[str]]:
+    """``fn`` on copies of the inputs: its result, its exception, the warnings it raised."""
+    copies = tuple(t.clone() if isinstance(t, Tensor) else t for t in inputs)
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # torch gives some warnings once per process: get them each time
+    try:  # fork_rng: the learner's global RNG state is the same after the check
+        with warnings.catch_warnings(record=True) as caught, torch.random.fork_rng(devices=[]):
+            warnings.simplefilter("always")
+            try:
+                result, error = fn(*copies), None
+            except Exception as err:  # noqa: BLE001 - diagnosed, never raised
+                result, error = None, err
+            return result, error, [f"{w.category.__name__}: {w.message}" for w in caught]
+    finally:
+        torch.set_warn_always(warn_always)
+
+
+def _diagnose(step: str, inputs: tuple, got: object, error: Exception | None, warned: list[str]):
+    """The mistake that explains the result (or the exception), and the message that shows it."""
+    said = warned + ([f"{type(error).__name__}: {error}"] if error is not None else [])
+    for mistake in _MISTAKES:
+        for message in said:
+            if mistake.step == step and mistake.says and re.search(mistake.says, message):
+                return mistake, message
+    if error is not None:
+        return _RAISES, said[-1]
+    for mistake in _MISTAKES:
+        if (
+            mistake.step == step
+            and mistake.wrong
+            and any(_same(got, wrong) for wrong in mistake.wrong(*inputs))
+        ):
+            return mistake, None
+    return _DIFFERS, None
+
+
+def _language(lang: str | None) -> str:
+    if lang is None:
+        lang = os.environ.get("MHA_LANG", "en")
+        return lang if lang in LANGS else "en"
+    if lang not in LANGS:
+        raise ValueError(f"expected lang to be one of {LANGS} or None, got {lang!r}")
+    return lang
+
+
+def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str) -> Report:
+    if not callable(fn):
+        raise TypeError(f"expected fn to be a callable (your function), got {type(fn).__name__}")
+    lang = _language(lang)
+    text, zh = _TEXT[lang], lang == "zh_CN"
+    name = getattr(fn, "__name__", type(fn).__name__)
+    for seed in SEEDS:
+        inputs = make_inputs(torch.Generator().manual_seed(seed))
+        want = reference(*inputs)
+        got, error, warned = _call(fn, inputs)
+        try:
+            what = None if error is not None else _difference(got, want, lang)
+        except Exception as err:  # noqa: BLE001 - an odd result that cannot be compared
+            what = f"{type(err).__name__}: {err}"
+        if error is None and what is None:
+            continue
+        mistake, said = _diagnose(step, inputs, got, error, warned)
+        if said is not None:  # the first sentence of what fn raised or warned
+            what = re.split(r"(?<=\.) ", said.strip().splitlines()[0])[0]
+        lines = (
+            text["bad"].format(name=name, ref=ref, probe=probe, seed=seed),
+            text["mistake"].format(
+                title=mistake.title_zh if zh else mistake.title_en,
+                row=text["row"] if mistake.in_table else "",
+            ),
+            text["what"].format(what=what),
+            text["fix"].format(fix=(mistake.fix_zh if zh else mistake.fix_en).format(ref=ref)),
+        )
+        return Report(False, mistake.id, "\n".join(lines))
+    seeds = ", ".join(map(str, SEEDS))
+    return Report(True, None, text["ok"].format(name=name, ref=ref, probe=probe, seeds=seeds))
+
+
+# ---------------------------------------------------------------------------
+# The checks
+# ---------------------------------------------------------------------------
+
+
+def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
+    """Check your ``split_heads``, ``(B, L, E) -> (B, H, L, D)``, against :func:`mha.split_heads`.
+
+    Parameters
+    ----------
+    fn : callable
+        Your function; it is called as ``fn(x, num_heads)`` on float32 CPU tensors.
+    lang : {"en", "zh_CN"}, optional
+        Language of the report; defaults to ``MHA_LANG`` if set, else English.
+
+    Returns
+    -------
+    Report
+        ``ok``, the ``mistake`` found (or ``None``) and the message with the fix.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable. Whatever ``fn`` raises is reported instead.
+    ValueError
+        If ``lang`` is not one of the languages.
+
+    Examples
+    --------
+    >>> import mha
+    >>> def split(x, num_heads):
+    ...     B, L, E = x.shape
+    ...     return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)
+    >>> mha.check.split_heads(split)
+    Report(ok=True, mistake=None)
+    >>> def split_lesson_sizes(x, num_heads):
+    ...     return x.view(2, 5, 8, 8).transpose(1, 2)  # the lesson's sizes, written out
+    >>> mha.check.split_heads(split_lesson_sizes).mistake
+    'view_wrong_size'
+    """
+    return _check(
+        "split_heads", fn, lang,
+        lambda gen: (torch.randn(B, L, E, generator=gen), H),  # (B, L, E), H
+        _functional.split_heads, "mha.split_heads", f"x: {(B, L, E)}, num_heads={H}",
+    )  # fmt: skip
+
+
+def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
+    """Check your ``merge_heads``, ``(B, H, L, D) -> (B, L, E)``, against :func:`mha.merge_heads`.
+
+    Parameters
+    ----------
+    fn : callable
+        Your function; it is called as ``fn(x)`` on a float32 CPU tensor.
+    lang : {"en", "zh_CN"}, optional
+        Language of the report; defaults to ``MHA_LANG`` if set, else English.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable. Whatever ``fn`` raises is reported instead.
+    ValueError
+        If ``lang`` is not one of the languages.
+
+    Examples
+    --------
+    >>> import mha
+    >>> def merge(x):
+    ...     B, H, L, D = x.shape
+    ...     return x.transpose(1, 2).reshape(B, L, H * D)
+    >>> mha.check.merge_heads(merge).ok
+    True
+    >>> def merge_view(x):
+    ...     B, H, L, D = x.shape
+    ...     return x.transpose(1, 2).view(B, L, H * D)  # not contiguous: view raises
+    >>> report = mha.check.merge_heads(merge_view, lang="en")
+    >>> report.mistake
+    'view_after_transpose'
+    >>> print(report)
+    ✗ merge_view does not match mha.merge_heads (x: (2, 3, 5, 4); seed 0).
+    Mistake: view after transpose without contiguous() (a row of the table on the Common ...).
+    What happened: RuntimeError: view size is not compatible with input tensor's size and ...
+    Fix: copy into contiguous memory before the view: x.transpose(1, 2).contiguous().view(...)
+    """
+    return _check(
+        "merge_heads", fn, lang,
+        lambda gen: (torch.randn(B, H, L, D, generator=gen),),  # (B, H, L, D)
+        _functional.merge_heads, "mha.merge_heads", f"x: {(B, H, L, D)}",
+    )  # fmt: skip
+
+
+def attention(fn: Callable, *, lang: str | None = None) -> Report:
+    """Check your attention of all heads at once against :func:`mha.scaled_dot_product_attention`.
+
+    Parameters
+    ----------
+    fn : callable
+        Your function; it is called as ``fn(q, k, v)`` with float32 CPU tensors ``q`` of shape
+        ``(B, H, L, D)`` and ``k``, ``v`` of shape ``(B, H, S, D)``, and should return the
+        output ``(B, H, L, D)`` and the weights ``(B, H, L, S)``.
+    lang : {"en", "zh_CN"}, optional
+        Language of the report; defaults to ``MHA_LANG`` if set, else English.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable. Whatever ``fn`` raises is reported instead.
+    ValueError
+        If ``lang`` is not one of the languages.
+
+    Examples
+    --------
+    >>> import math, torch, mha
+    >>> def attend(q, k, v):
+    ...     weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    ...     return weights @ v, weights
+    >>> mha.check.attention(attend).ok
+    True
+    >>> def attend_unscaled(q, k, v):
+    ...     weights = torch.softmax(q @ k.transpose(-2, -1), dim=-1)
+    ...     return weights @ v, weights
+    >>> mha.check.attention(attend_unscaled)
+    Report(ok=False, mistake='no_scale')
+    """
+    return _check(
+        "attention", fn, lang,
+        lambda gen: tuple(torch.randn(B, H, n, D, generator=gen) for n in (L, S, S)),  # q, k, v
+        _functional.scaled_dot_product_attention, "mha.scaled_dot_product_attention",
+        f"q: {(B, H, L, D)}, k, v: {(B, H, S, D)}",
+    )  # fmt: skip
