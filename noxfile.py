@@ -277,28 +277,56 @@ def browser(session: nox.Session) -> None:
     )
 
 
-@nox.session(python="3.11")
+DOWNLOADS_ENV = ROOT / ".nox" / "downloads"
+
+
+@nox.session(venv_backend="none")
 def downloads(session: nox.Session) -> None:
     """Run every download of the site in an empty folder, as a reader would, each once.
 
     Run ``nox -s docs`` first. Each gallery example runs as its ``.py`` and each tutorial
     page as its ``.ipynb``; the gallery's ``.ipynb`` is checked to hold the script's code cell
-    by cell. The package is installed from a wheel, not from the source tree, so a script that
-    leans on a file of the repository fails. One script per core, torch on one thread each.
+    by cell. The package comes from a wheel, not from the source tree, so a script that leans
+    on a file of the repository (or on a module the wheel lacks) fails. One script per core,
+    torch on one thread each.
+
+    The scripts' environment is .nox/downloads: the package's wheel in its own site-packages,
+    and the shared environment's packages (torch, matplotlib, Jupyter) behind it through a
+    ``.pth`` line, instead of a second install of torch. A ``.pth`` line only extends the
+    path, so the shared environment's editable install of the package is not active there.
     """
-    session.install(NO_COMPILE, TORCH_CPU)
-    session.install(
-        NO_COMPILE, ".", "matplotlib", "pytest", "pytest-xdist", "nbclient", "nbformat", "ipykernel"
+    shared = shared_env(session, "docs,test")  # torch, matplotlib, pytest, nbclient, ipykernel
+    shutil.rmtree(DOWNLOADS_ENV, ignore_errors=True)
+    session.run_install(shared, "-m", "venv", "--without-pip", str(DOWNLOADS_ENV), external=True)
+    python = DOWNLOADS_ENV / "bin" / "python"
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    own, behind = (
+        session.run(str(py), "-c", purelib, silent=True, external=True).strip()
+        for py in (python, shared)
+    )
+    Path(own, "shared-environment.pth").write_text(behind + "\n")
+    wheels = Path(session.create_tmp()) / "wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run_install(
+        *(shared, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), "."),
+        external=True,
+    )
+    session.run_install(
+        *(shared, "-m", "pip", "install", "--quiet", NO_COMPILE, "--no-deps"),
+        *("--target", own, *map(str, wheels.glob("mha-*.whl"))),
+        external=True,
     )
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()  # checked by the tests
     reader_home = tempfile.mkdtemp(prefix="mha-downloads-")  # outside the repository
     session.run(
-        *("pytest", "-c", "tests_site/pytest.ini", "tests_site/test_downloads.py"),
+        *(str(python), "-m", "pytest", "-c", "tests_site/pytest.ini"),
+        "tests_site/test_downloads.py",
         *(f"--site={site}", f"--basetemp={reader_home}"),
         *("--numprocesses", str(cores())),
         junit(session),
         *session.posargs,
         env={"IPYTHONDIR": str(kernel_profile(session)), **one_thread_per_core(cores())},
+        external=True,
     )
 
 
