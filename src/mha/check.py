@@ -380,7 +380,9 @@ def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str) ->
 
 
 def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
-    """Check your ``split_heads``, ``(B, L, E) -> (B, H, L, D)``, against :func:`mha.split_heads`.
+    """Check your own ``split_heads`` against :func:`mha.split_heads`.
+
+    ``fn(x, num_heads)`` takes ``x`` of shape ``(B, L, E)`` and returns ``(B, H, L, D)``.
 
     Parameters
     ----------
@@ -422,7 +424,9 @@ def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
 
 
 def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
-    """Check your ``merge_heads``, ``(B, H, L, D) -> (B, L, E)``, against :func:`mha.merge_heads`.
+    """Check your own ``merge_heads`` against :func:`mha.merge_heads`.
+
+    ``fn(x)`` takes ``x`` of shape ``(B, H, L, D)`` and returns ``(B, L, E)``.
 
     Parameters
     ----------
