@@ -6,9 +6,10 @@ The paper scales the scores by :math:`1/\sqrt{d_k}` because "for large values of
 :math:`d_k`, the dot products grow large in magnitude, pushing the softmax function into
 regions where it has extremely small gradients". This example measures each link of that
 sentence for :math:`d_k = 1, 2, 4, \dots, 512`: the variance of :math:`q \cdot k` grows like
-:math:`d_k`; without the scale the softmax turns into a one-hot choice (largest weight near 1,
-entropy near 0) and the gradient that reaches the queries and keys collapses by orders of
-magnitude; with the scale all three stay flat.
+:math:`d_k`; without the scale the softmax sharpens as :math:`d_k` grows, towards a one-hot
+choice (largest weight near 1, entropy near 0); and the gradient that reaches the queries and
+keys, *larger* than with the scale up to :math:`d_k = 32`, falls below it at 64 and collapses
+by orders of magnitude from 128 up. With the scale all three stay flat.
 """
 
 # %%
@@ -63,7 +64,10 @@ assert all(0.9 < v < 1.1 for v in variance_scaled), variance_scaled
 # :func:`mha.scaled_dot_product_attention` with its default scale :math:`1/\sqrt{d_k}` and
 # with ``scale=1.0`` (no scaling). We record the largest attention weight of each row and the
 # row's entropy :math:`-\sum_j p_j \log p_j` (uniform over 8 keys: :math:`\log 8 = 2.08`
-# nats; one-hot: 0), and, in the next cell, the gradients.
+# nats; one-hot: 0), and, in the next cell, the gradients. Without the scale the rows sharpen
+# from the smallest widths on: at the lesson's :math:`d_k = 8` the median largest weight is
+# already about 0.64 against 0.32 with the scale, though still far from one-hot; it passes 0.9
+# at :math:`d_k = 64` and is above 0.99 at 512.
 #
 # We report medians over the rows: rows whose two largest scores happen to be nearly equal
 # keep a gradient at any :math:`d_k`, and these rare rows carry the *mean*; the median is the
@@ -110,6 +114,11 @@ saturation = next(d for d, p in zip(dims, column("unscaled", "max_prob"), strict
 print(f"unscaled: the median largest weight passes 0.9 at d_k = {saturation}")
 assert saturation in (32, 64)  # 64 here; the median at d_k = 32 is just below 0.9
 
+# The lesson's d_k = 8: sharper without the scale (0.64 against 0.32), but far from one-hot.
+at_8 = dims.index(8)
+assert 0.55 < column("unscaled", "max_prob")[at_8] < 0.75
+assert 0.25 < column("scaled", "max_prob")[at_8] < 0.4
+
 # Unscaled: the typical row is one-hot at d_k = 512.
 assert column("unscaled", "max_prob")[-1] > 0.99
 assert column("unscaled", "entropy")[-1] < 0.05
@@ -126,9 +135,12 @@ assert max(scaled_entropy) - min(scaled_entropy) < 0.25, scaled_entropy
 #
 # The loss is a fixed random linear function of the weights, so the gradient measures only
 # how much the softmax lets through. Through a saturated softmax almost nothing reaches
-# :math:`q` and :math:`k`: the unscaled median gradient rises at first (larger scores), peaks,
-# then falls by more than two orders of magnitude by :math:`d_k = 512`. The scaled one stays
-# within a factor of 2 over the whole range.
+# :math:`q` and :math:`k`. But a sharper softmax is not yet a saturated one: up to
+# :math:`d_k = 32` the unscaled median gradient is *larger* than the scaled one (about 0.56
+# against 0.29 at the lesson's :math:`d_k = 8`, where it peaks with 16). It falls below the
+# scaled one at :math:`d_k = 64` (about 20 % lower), is about 4 times lower at 128, 20 times
+# at 256 and nearly 300 times at 512. The scaled one stays within a factor of 2 over the
+# whole range (0.18 to 0.31).
 
 grad_scaled = column("scaled", "grad_q")
 grad_unscaled = column("unscaled", "grad_q")
@@ -147,6 +159,18 @@ assert peak / grad_unscaled[-1] > 100
 assert grad_scaled[-1] / grad_unscaled[-1] > 100
 assert column("unscaled", "grad_k")[-1] < column("scaled", "grad_k")[-1] / 100
 assert max(grad_scaled) / min(grad_scaled) < 2
+assert 0.15 < min(grad_scaled) and max(grad_scaled) < 0.35
+
+# The crossover: scaled / unscaled median gradient at each d_k.
+ratio = {d: gs / gu for d, gs, gu in zip(dims, grad_scaled, grad_unscaled, strict=True)}
+print("scaled / unscaled |grad q|:", {d: round(r, 2) for d, r in ratio.items()})
+assert all(ratio[d] < 1 for d in dims if 2 <= d <= 32)  # unscaled larger up to d_k = 32
+assert 0.5 < grad_unscaled[dims.index(8)] < 0.62 and 0.25 < grad_scaled[dims.index(8)] < 0.33
+assert dims[grad_unscaled.index(peak)] in (8, 16)  # the unscaled peak
+assert 1.1 < ratio[64] < 1.5  # about 20 % lower at 64
+assert 3 < ratio[128] < 5  # about 4 times lower at 128
+assert 10 < ratio[256] < 40  # about 20 times at 256
+assert 200 < ratio[512] < 400  # nearly 300 times at 512
 
 # %%
 # All three curves
@@ -155,7 +179,8 @@ assert max(grad_scaled) / min(grad_scaled) < 2
 # **Figure.** Top: measured variance of :math:`q \cdot k` on the line :math:`d_k` (dashed),
 # and 1 after scaling. Middle: median largest attention weight; the unscaled curve climbs to
 # 1 (a one-hot softmax) while the scaled one stays flat. Bottom: median gradient norm reaching
-# the query, on a log scale; look at the unscaled curve falling off after its peak.
+# the query, on a log scale; look at the unscaled curve, above the scaled one up to
+# :math:`d_k = 32`, crossing it before 64 and falling off after.
 
 fig, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True, layout="constrained")
 ax = axes[0]
