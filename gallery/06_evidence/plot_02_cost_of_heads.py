@@ -3,13 +3,14 @@ What more heads cost
 ====================
 
 Splitting ``d_model`` into more heads is free in parameters and in matrix-multiply FLOPs:
-``H`` heads of width ``D = d_model / H`` do the work of one head of width ``d_model``. This
-example checks that for ``d_model = 64`` and ``512`` and every head count that divides them,
-counting parameters on :class:`mha.MultiHeadAttention` and
-:class:`torch.nn.MultiheadAttention` and FLOPs with PyTorch's
-:class:`~torch.utils.flop_counter.FlopCounterMode`, beside the formulas of
-:mod:`mha.cost`. The one cost that grows is memory: the attention weights hold one
-``L x S`` matrix per head, ``B * H * L * S`` numbers.
+``H`` heads of width ``D = d_model / H`` do the products of one head of width ``d_model``.
+This example checks that for ``d_model = 64`` and ``512`` and every head count that divides
+them, counting the parameters and, with PyTorch's
+:class:`~torch.utils.flop_counter.FlopCounterMode`, the matrix-product FLOPs of both
+:class:`mha.MultiHeadAttention` and :class:`torch.nn.MultiheadAttention`, beside the formulas
+of :mod:`mha.cost`. What grows is what is done once per attention weight: the weights hold
+one ``L x S`` matrix per head, ``B * H * L * S`` numbers, and the scaling, the masks and the
+softmax run element by element over as many scores.
 """
 
 # %%
@@ -24,6 +25,8 @@ import itertools
 
 import matplotlib.pyplot as plt
 import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 import mha
@@ -45,10 +48,11 @@ print({E: divisors(E) for E in widths})
 # ---------------------------
 #
 # For each ``(d_model, H)``: the parameter count of both modules, the FLOPs PyTorch counts
-# while our module runs its explicit path (``need_weights=True``), split into the batched
-# products ``bmm`` (scores and weighted sum) and the rest (the four projections), and the
-# number of elements of the returned per-head weights. Each is asserted equal to its formula
-# in :mod:`mha.cost`.
+# while each module runs with ``need_weights=True`` (our explicit path), split into the
+# batched products ``bmm`` (scores and weighted sum) and the rest (the four projections), and
+# the number of elements of the returned per-head weights. ``FlopCounterMode`` counts matrix
+# products only, so the element-wise steps are not in these FLOPs. Each number is asserted
+# equal to its formula in :mod:`mha.cost`.
 
 rows = []
 for E in widths:
@@ -60,12 +64,14 @@ for E in widths:
         n_theirs = sum(p.numel() for p in theirs.parameters())
         with FlopCounterMode(display=False) as counter, torch.no_grad():
             _, weights = ours(x, x, x, need_weights=True, average_attn_weights=False)
+        with FlopCounterMode(display=False) as counter_theirs, torch.no_grad():
+            theirs(x, x, x, need_weights=True, average_attn_weights=False)
         counted = counter.get_flop_counts()["Global"]
         bmm = counted.get(torch.ops.aten.bmm, 0)
         formula = mha.attention_flops(B, L, L, E, H)
 
         assert n_ours == n_theirs == mha.parameter_count(E, H)
-        assert counter.get_total_flops() == formula.total
+        assert counter.get_total_flops() == counter_theirs.get_total_flops() == formula.total
         assert bmm == formula.scores + formula.weighted_sum
         assert weights.shape == (B, H, L, L)
         assert weights.numel() == mha.attention_weight_elements(B, H, L, L)
@@ -85,10 +91,11 @@ for E in widths:
 # The table
 # ---------
 #
-# Parameters and FLOPs are one number per ``d_model`` whatever ``H`` is; the attention
-# FLOPs (``Q K^T`` and ``weights @ V``) are ``2 * 2 * B * L * S * d_model`` for every ``H``,
-# because the ``H`` products of width ``D`` add up to one of width ``H * D = d_model``. The
-# weight memory doubles each time ``H`` doubles.
+# Parameters and matrix-product FLOPs are one number per ``d_model`` whatever ``H`` is; the
+# attention FLOPs (``Q K^T`` and ``weights @ V``) are ``2 * 2 * B * L * S * d_model`` for
+# every ``H``, because the ``H`` products of width ``D`` add up to one of width
+# ``H * D = d_model``. The weights, and with them the element-wise work on the scores, double
+# each time ``H`` doubles.
 
 print(f"{'d_model':>7} {'H':>4} {'D':>4} {'params':>9} {'FLOPs':>11} {'attend':>9} {'weights':>8}")
 for r in rows:
@@ -101,6 +108,7 @@ for E in widths:
     mine = [r for r in rows if r["E"] == E]
     assert len({r["params"] for r in mine}) == 1  # identical for every H
     assert len({r["flops"] for r in mine}) == 1  # identical for every H
+    assert {r["attend"] for r in mine} == {2 * 2 * B * L * L * E}
     assert [r["weights"] for r in mine] == [B * r["H"] * L * L for r in mine]  # linear in H
     assert all(a["weights"] < b["weights"] for a, b in itertools.pairwise(mine))  # grows with H
 
@@ -108,12 +116,10 @@ for E in widths:
 # The nuance: memory of the weights
 # ---------------------------------
 #
-# FLOPs stay flat, but the explicit path stores the scores and the weights as
+# The products stay flat, but the explicit path stores the scores and the weights as
 # ``(B, H, L, S)`` tensors. At ``d_model = 512`` with 512 heads of width 1 they take 512
-# times the memory of one head, while the work is the same. For long sequences this
-# ``L * S`` term per head dominates, which is why fused kernels
-# (:func:`torch.nn.functional.scaled_dot_product_attention`, ``need_weights=False``) never
-# store the weights.
+# times the memory of one head, while the products are the same. For long sequences this
+# ``L * S`` term per head dominates.
 
 E = 512
 one, many = rows[len(divisors(64))], rows[-1]
@@ -122,6 +128,52 @@ assert many["weights"] == E * one["weights"]
 for n_tokens in (16, 1024, 8192):
     per_head = mha.attention_weight_elements(1, 1, n_tokens, n_tokens) * 4  # float32 bytes
     print(f"L = S = {n_tokens:>5}: {per_head / 2**20:10.3f} MiB of weights per head and batch item")
+assert mha.attention_weight_elements(1, 1, 1024, 1024) * 4 == 4 * 2**20  # 4 MiB at L = 1024
+
+# %%
+# The fused path does not store them
+# ----------------------------------
+#
+# With ``need_weights=False`` the module calls
+# :func:`torch.nn.functional.scaled_dot_product_attention`. Its flash-attention and
+# memory-efficient kernels compute the softmax block by block and never store the weights;
+# its third kernel, the *math* fallback, does, and PyTorch picks it when the fused ones cannot
+# run the inputs (on the CPU, for example, with dropout). We record the largest tensor PyTorch
+# creates during one forward pass at ``L = S = 1024``, ``d_model = 512``, ``H = 8``.
+
+
+class LargestTensor(TorchDispatchMode):
+    """Inside ``with LargestTensor() as seen:``, ``seen.numel`` is the number of elements of
+    the largest tensor that PyTorch creates."""
+
+    def __init__(self):
+        super().__init__()
+        self.numel = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor):
+                self.numel = max(self.numel, t.numel())
+        return out
+
+
+module = mha.MultiHeadAttention(512, 8, batch_first=True, device=device).eval()
+x = torch.randn(1, 1024, 512, device=device)  # (B, L, E)
+n_weights = mha.attention_weight_elements(1, 8, 1024, 1024)
+with torch.no_grad():
+    with LargestTensor() as explicit:
+        module(x, x, x, need_weights=True)
+    with LargestTensor() as fused:
+        module(x, x, x, need_weights=False)
+    with sdpa_kernel(SDPBackend.MATH), LargestTensor() as fused_math:
+        module(x, x, x, need_weights=False)
+print(f"weights (B, H, L, S): {n_weights:,} elements; largest tensor created:")
+for name, seen in (("explicit", explicit), ("fused", fused), ("fused, math kernel", fused_math)):
+    print(f"  {name:18}: {seen.numel:>10,}")
+assert explicit.numel >= n_weights and fused_math.numel >= n_weights
+if device.type == "cpu":  # torch picks its flash kernel here
+    assert fused.numel < n_weights
 
 # %%
 # Figure

@@ -72,7 +72,8 @@ assert shapes["scores"] == (2, 8, 5, 5)
 # :func:`mha.repeat_kv` repeats each key/value head ``G`` times in a row: key/value head ``j``
 # serves query heads ``j*G`` to ``(j+1)*G - 1``. With ``H_kv = 2``, heads 0-3 share key/value
 # head 0 and heads 4-7 share head 1. It copies: the explicit path pays ``G`` times the keys'
-# memory, which the fused kernel avoids.
+# memory. The fused path never calls it: it hands the ``H_kv`` heads to PyTorch (page 7 of
+# the tutorial measures which of PyTorch's kernels copies them in turn).
 
 H_kv = 2
 attn = mha.GroupedQueryAttention(E, H, H_kv, device=device)
@@ -82,9 +83,11 @@ with torch.no_grad():
     v = mha.split_heads(attn.v_proj(x), H_kv)  # (B, H_kv, S, D)
 k_rep = mha.repeat_kv(k, H)  # (B, H, S, D)
 assert k_rep.shape == (B, H, L, D)
+G = H // H_kv
+assert k_rep.untyped_storage().nbytes() == G * k.numel() * k.element_size()  # G copies
 for h in range(H):
-    assert k_rep[:, h].equal(k[:, h // 4])
-print("query head -> key/value head:", [h // (H // H_kv) for h in range(H)])
+    assert k_rep[:, h].equal(k[:, h // G])
+print("query head -> key/value head:", [h // G for h in range(H)])
 
 # %%
 # Explicit, fused and PyTorch's: the same numbers

@@ -93,11 +93,15 @@ print("decoded == full causal forward:", tuple(decoded.shape))
 #
 # Two tensors of ``B * H_kv * S * D`` numbers each, whatever ``H``: here ``2 * 2 * 2 * 9 * 8``
 # float32 values, 2304 bytes. :func:`mha.kv_cache_bytes` gives the same from the sizes alone.
+# The buffers behind them have room for more: they start at 16 positions and double when
+# full, so these 9 positions sit in 4096 bytes.
 
 stored = cache.keys.nbytes + cache.values.nbytes
 assert stored == 2 * B * H_kv * 9 * D * 4 == 2304
 assert stored == mha.kv_cache_bytes(B, 9, E, H, H_kv)
-print(f"cache: {stored} bytes ({len(cache)} positions)")
+buffers = cache.keys.untyped_storage().nbytes() + cache.values.untyped_storage().nbytes()
+assert buffers == 2 * B * H_kv * 16 * D * 4 == 4096
+print(f"cache: {stored} bytes ({len(cache)} positions), in buffers of {buffers} bytes")
 
 # %%
 # Figure: what each call computes

@@ -6,7 +6,8 @@ With a KV cache, the queries of a call are the *last* positions of the sequence,
 causal mask must be aligned to the bottom right: a query at absolute position ``p`` sees the
 keys at positions ``<= p``. ``F.scaled_dot_product_attention(..., is_causal=True)`` aligns it
 to the top left (query ``i`` sees keys ``<= i``), which is right only when there are as many
-queries as keys. This example reproduces the bug a one-token decoding step then hides, shows
+queries as keys. This example reproduces the bug with a call of 3 queries, shows that a
+one-token decoding step is its worst case (the single query sees only the first key), that
 it is silent, and catches it by comparing with the full forward.
 """
 
@@ -101,12 +102,45 @@ torch.testing.assert_close(module, full[:, S - L :])
 print("bottom right == full forward; the module with a cache == full forward")
 
 # %%
+# One token per call: the worst case
+# ----------------------------------
+#
+# A decoding step has one query, the last position, and it may see every key. Top-left
+# alignment lets that single query see key 0 alone: the step attends to the first token of
+# the sequence and ignores everything after it. Without a mask the last position sees every
+# key, which is right; so is the module.
+
+one_key = torch.ones(1, S, dtype=torch.bool).tril()  # (1, S): top left for L = 1
+assert one_key.sum().item() == 1 and one_key[0, 0]  # key 0 only
+with torch.no_grad():
+    last = q[:, :, -1:]  # (B, H, 1, D): the query of position S - 1
+    wrong1 = F.scaled_dot_product_attention(last, keys, values, is_causal=True, enable_gqa=True)
+    first_only = F.scaled_dot_product_attention(
+        last, keys[:, :, :1], values[:, :, :1], enable_gqa=True
+    )  # attention over key 0 alone
+    unmasked = F.scaled_dot_product_attention(last, keys, values, enable_gqa=True)
+    wrong1, first_only, unmasked = (
+        attn.out_proj(mha.merge_heads(t)) for t in (wrong1, first_only, unmasked)
+    )  # (B, 1, E) each
+torch.testing.assert_close(wrong1, first_only)  # is_causal=True: key 0 and nothing else
+torch.testing.assert_close(unmasked, full[:, -1:])  # no mask: right for the last position
+cache = mha.KVCache()
+with torch.no_grad():
+    attn(x[:, : S - 1], is_causal=True, cache=cache)  # positions 0..5
+    step = attn(x[:, S - 1 :], is_causal=True, cache=cache)  # position 6, one token
+torch.testing.assert_close(step, full[:, -1:])  # the module: right
+error1 = (wrong1 - full[:, -1:]).abs().amax().item()
+print(f"top-left is_causal, one token: largest error {error1:.3f}")
+assert error1 > 0.05
+
+# %%
 # Figure: the two masks
 # ---------------------
 #
 # **Figure.** The ``(L, S) = (3, 7)`` mask of one call after 4 cached positions; dark cells
 # may attend. Left, top left (``is_causal=True`` in PyTorch's function): the queries lose
 # the cached past. Right, bottom right (``mha.KVCache``): query ``i`` is position ``4 + i``.
+# With one query, the top-left mask would be its first row alone: key 0.
 
 fig, axes = plt.subplots(1, 2, figsize=(7, 2.4), layout="constrained", sharey=True)
 for ax, mask, title in zip(

@@ -60,8 +60,8 @@ for H_kv in kv_heads:
 #
 # Per layer. From multi-head (``H_kv = 32``) to multi-query (``H_kv = 1``) the cache goes from
 # 512 MiB to 16 MiB, 32 times less; the parameters from 67.1 M to 34.6 M, not even half,
-# because ``W^Q`` and ``W^O`` keep their ``E x E``. LLaMA-2 70B and LLaMA-3 use 8 key/value
-# heads: a cache 4 times smaller.
+# because ``W^Q`` and ``W^O`` keep their ``E x E``. Llama 3 8B has this width and 8 key/value
+# heads: a cache 4 times smaller than with 32.
 
 MiB = 2**20
 print(f"{'H_kv':>4} {'G':>3} {'params (M)':>11} {'KV cache (MiB)':>15} {'cache / MHA':>12}")
@@ -74,7 +74,7 @@ by_kv = {r["H_kv"]: r for r in rows}
 assert by_kv[32]["cache"] == 512 * MiB and by_kv[1]["cache"] == 16 * MiB
 assert by_kv[8]["cache"] * 4 == by_kv[32]["cache"]
 assert by_kv[32]["params"] == 4 * E * E == mha.parameter_count(E, H, bias=False)
-assert round(by_kv[1]["params"] / 1e6, 1) == 34.6
+assert round(by_kv[32]["params"] / 1e6, 1) == 67.1 and round(by_kv[1]["params"] / 1e6, 1) == 34.6
 
 # %%
 # Figure
