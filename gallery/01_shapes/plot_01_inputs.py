@@ -39,6 +39,12 @@ B, L, E, H = 2, 5, 64, 8
 D = mha.check_heads(E, H)
 assert D == 8
 print(f"B={B}  L={L}  E={E}  H={H}  D=E/H={D}")
+try:
+    mha.check_heads(E, 6)  # 6 does not divide 64
+except ValueError as err:
+    print("6 heads:", err)
+else:
+    raise AssertionError("6 heads should be refused")
 
 # %%
 # From token ids to vectors

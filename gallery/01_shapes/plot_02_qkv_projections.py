@@ -10,6 +10,7 @@ that one packed ``(192, 64)`` matrix gives the same three results as three separ
 """
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 import mha
 
@@ -114,6 +115,37 @@ torch.testing.assert_close(v_p, V)
 
 torch_mha = torch.nn.MultiheadAttention(E, H, batch_first=True, device=device)
 assert torch_mha.in_proj_weight.shape == packed_weight.shape == (192, 64)
+
+# %%
+# To see which products :func:`mha.project_qkv` runs, record the weight of every
+# ``F.linear`` call: one ``(192, 64)`` product when ``query``, ``key`` and ``value`` are the
+# same tensor, three ``(64, 64)`` products when the keys and values come from elsewhere.
+
+
+class LinearCalls(TorchFunctionMode):
+    """Inside ``with LinearCalls() as calls:``, ``calls.weights`` lists the weight shape of
+    every ``F.linear`` call."""
+
+    def __init__(self):
+        super().__init__()
+        self.weights = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.nn.functional.linear:
+            self.weights.append(tuple(args[1].shape))
+        return func(*args, **(kwargs or {}))
+
+
+weights = (w_q.weight, w_k.weight, w_v.weight, w_q.bias, w_k.bias, w_v.bias)
+memory = torch.randn(B, 7, E, device=device)  # (B, S, E): another sequence
+with LinearCalls() as self_attention:
+    mha.project_qkv(x, x, x, *weights)
+with LinearCalls() as cross_attention:
+    mha.project_qkv(x, memory, memory, *weights)
+print("self-attention: ", self_attention.weights)
+print("cross-attention:", cross_attention.weights)
+assert self_attention.weights == [(192, 64)]
+assert cross_attention.weights == [(64, 64)] * 3
 
 # %%
 # Functions used: :func:`mha.project`, :func:`mha.project_qkv`. Next: splitting ``Q``, ``K``

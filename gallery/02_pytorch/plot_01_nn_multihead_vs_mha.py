@@ -18,7 +18,10 @@ PyTorch's default ``batch_first=False`` ``(L, B, E)``. Every equality is checked
 # We build PyTorch's module with the lesson's sizes (``d_model = 64``, 8 heads) and make our
 # twin from it with :meth:`~mha.MultiHeadAttention.from_torch`, which copies every
 # parameter. The same input then gives the same output ``(B, L, E)`` and the same attention
-# weights, averaged over heads ``(B, L, S)``.
+# weights, averaged over heads ``(B, L, S)``. The constructor and ``forward`` take the same
+# arguments, in the same order, with the same defaults.
+
+import inspect
 
 import torch
 
@@ -43,6 +46,18 @@ torch.testing.assert_close(weights_o, weights_t)
 print(theirs)
 print(ours)
 
+
+def arguments(cls, method):
+    """(name, kind, default) of each argument of ``cls.method``."""
+    found = inspect.signature(getattr(cls, method)).parameters.values()
+    return [(p.name, p.kind, p.default) for p in found]
+
+
+for method in ("__init__", "forward"):
+    theirs_args = arguments(torch.nn.MultiheadAttention, method)
+    assert arguments(mha.MultiHeadAttention, method) == theirs_args, method
+    print(f"{method}: {[name for name, _, _ in theirs_args[1:]]}")
+
 # %%
 # And ours back into PyTorch's
 # ----------------------------
@@ -59,6 +74,8 @@ assert theirs.in_proj_weight.shape == ours.in_proj_weight.shape == (192, 64)
 assert list(theirs.state_dict()) == list(ours.state_dict())
 packed = torch.cat([ours.q_weight, ours.k_weight, ours.v_weight])  # (3E, E)
 torch.testing.assert_close(theirs.in_proj_weight, packed)
+for n, name in enumerate(("q_weight", "k_weight", "v_weight")):  # views, not copies
+    assert getattr(ours, name).data_ptr() == ours.in_proj_weight[64 * n].data_ptr()
 
 out_o, weights_o = ours(x, x, x)
 out_t, weights_t = theirs(x, x, x)

@@ -49,7 +49,7 @@ print("in_proj_weight", tuple(theirs.in_proj_weight.shape), "-> W_Q, W_K, W_V", 
 # Each projection is ``x W^T + b``, as :class:`torch.nn.Linear` computes it (the weight is
 # stored ``(out, in)``, hence the transpose). :func:`mha.project` is exactly this, and one
 # product with the packed matrix gives all three at once, ``(B, L, 3E)``, cut along the last
-# dimension. :func:`mha.project_qkv` does that packing itself in self-attention.
+# dimension. :func:`mha.project_qkv` gives the same three.
 
 x = torch.randn(2, 5, 64, device=device)  # (B, L, E)
 

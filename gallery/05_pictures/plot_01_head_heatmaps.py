@@ -26,9 +26,10 @@ device = mha.get_device()
 # -------------------------------------
 #
 # ``plot_heads`` takes the weights of one sequence, ``(H, L, S)``, and lays out
-# ``ceil(H / cols)`` rows of ``cols`` heatmaps. Cells past the last head are hidden. Tick
-# labels are the tokens: queries on the left edge of the grid, keys along the bottom of each
-# column. One colour scale, from 0 to the largest weight of any head, makes the heads
+# ``ceil(H / cols)`` rows of ``cols`` heatmaps. Cells past the last head are hidden. The heads
+# are numbered from 0, as the code indexes them: the map titled "head 3" is ``weights[3]``.
+# Tick labels are the tokens: queries on the left edge of the grid, keys along the bottom of
+# each column. One colour scale, from 0 to the largest weight of any head, makes the heads
 # comparable.
 
 
@@ -54,7 +55,7 @@ def plot_heads(weights, query_tokens, key_tokens, cols=4, title=None):
             ax.set_visible(False)
             continue
         image = ax.imshow(weights[index], cmap="viridis", vmin=0.0, vmax=vmax)
-        ax.set_title(f"head {index + 1}")
+        ax.set_title(f"head {index}")  # numbered as the code indexes: weights[index]
         ax.set_xticks(range(len(key_tokens)), key_tokens, rotation=90)
         ax.set_yticks(range(len(query_tokens)), query_tokens)
         if index % cols == 0:
@@ -72,17 +73,24 @@ def plot_heads(weights, query_tokens, key_tokens, cols=4, title=None):
     return fig, used
 
 
-def check_grid(fig, used, num_heads, rows, cols):
-    """Assert the grid has one visible heatmap per head and that every drawn row sums to 1."""
+def check_grid(fig, used, weights, rows, cols):
+    """Assert the grid draws head h's weights under the title "head h", one visible heatmap
+    per head on one colour scale, every drawn row summing to 1, and the key labels only under
+    the last head of each column."""
+    num_heads = weights.shape[0]
     assert len(used) == num_heads
     heatmaps = [ax for ax in fig.axes if ax.get_visible() and ax.images]  # not the colourbar
     assert len(heatmaps) == num_heads
     hidden = [ax for ax in fig.axes if not ax.get_visible()]
     assert len(hidden) == rows * cols - num_heads
-    assert [ax.get_title() for ax in used] == [f"head {h + 1}" for h in range(num_heads)]
-    for ax in used:
+    assert [ax.get_title() for ax in used] == [f"head {h}" for h in range(num_heads)]
+    vmax = weights.max().item()
+    for h, ax in enumerate(used):
         drawn = np.asarray(ax.images[0].get_array())  # (L, S), the numbers behind the colours
+        np.testing.assert_allclose(drawn, weights[h].cpu().numpy())  # head h is weights[h]
         np.testing.assert_allclose(drawn.sum(axis=-1), 1.0, rtol=1e-5)
+        np.testing.assert_allclose(ax.images[0].get_clim(), (0.0, vmax))  # one colour scale
+        assert (ax.get_xlabel() == "key") == (h + cols >= num_heads)
 
 
 # %%
@@ -94,6 +102,7 @@ def check_grid(fig, used, num_heads, rows, cols):
 
 tokens = ["the", "cat", "sat", "on", "the", "mat"]
 vocabulary = sorted(set(tokens))
+assert len(tokens) == 6 and len(vocabulary) == 5
 ids = torch.tensor([[vocabulary.index(t) for t in tokens]], device=device)  # (B, L)
 print("tokens:", tokens)
 
@@ -105,6 +114,7 @@ def attention_weights(d_model, num_heads):
     with torch.no_grad():
         x = embedding(ids)  # (B, L, E)
         _, weights = attn(x, x, x, average_attn_weights=False)  # (B, H, L, S)
+    assert x.shape == (1, 6, d_model)
     assert weights.shape == (1, num_heads, len(tokens), len(tokens))
     return weights[0]  # (H, L, S)
 
@@ -119,7 +129,7 @@ def attention_weights(d_model, num_heads):
 weights_8 = attention_weights(64, 8)  # (H, L, S)
 print("weights:", tuple(weights_8.shape), "(H, L, S)")
 fig, used = plot_heads(weights_8, tokens, tokens, title="8 heads, d_model = 64")
-check_grid(fig, used, num_heads=8, rows=2, cols=4)
+check_grid(fig, used, weights_8, rows=2, cols=4)
 
 # %%
 # Both "the" tokens are the same word with no position, so they have the same query and the
@@ -138,7 +148,7 @@ torch.testing.assert_close(weights_8[:, :, first], weights_8[:, :, second])
 
 weights_3 = attention_weights(12, 3)  # (H, L, S)
 fig, used = plot_heads(weights_3, tokens, tokens, title="3 heads, d_model = 12")
-check_grid(fig, used, num_heads=3, rows=1, cols=3)
+check_grid(fig, used, weights_3, rows=1, cols=3)
 
 # %%
 # Five heads in rows of three: a hidden cell
@@ -149,7 +159,7 @@ check_grid(fig, used, num_heads=3, rows=1, cols=3)
 
 weights_5 = attention_weights(20, 5)  # (H, L, S)
 fig, used = plot_heads(weights_5, tokens, tokens, cols=3, title="5 heads, d_model = 20")
-check_grid(fig, used, num_heads=5, rows=2, cols=3)
+check_grid(fig, used, weights_5, rows=2, cols=3)
 
 # %%
 # Functions used: :class:`mha.MultiHeadAttention` (``average_attn_weights=False`` returns one

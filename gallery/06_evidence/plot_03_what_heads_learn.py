@@ -287,10 +287,10 @@ print(f"one head: mass on t-1 {mass_one['previous'][0]:.2f}, on 0 {mass_one['fir
 total_two = sum(loss for loss, _ in scores.values())
 total_one = sum(loss for loss, _ in scores_one.values())
 print(f"total test loss: two heads {total_two:.4f}, one head {total_one:.4f}")
-assert total_two < 0.01
-assert total_one > 0.3
-assert min(accuracy for _, accuracy in scores_one.values()) < 0.95
-assert min(mass_one["previous"][0], mass_one["first"][0]) > 0.3  # shared, not chosen
+assert total_two < 0.001
+assert total_one > 0.5
+assert min(accuracy for _, accuracy in scores_one.values()) < 0.86  # its worse relation
+assert all(0.4 < m[0] < 0.5 for m in mass_one.values())  # shared, not chosen
 
 # %%
 # **Figure.** Training loss (sum over both relations) per step. Look at where each curve
