@@ -206,9 +206,64 @@ def _page_cells(page: str) -> list[str]:
     return cells
 
 
+def _page_cell_tags(page: str) -> list[list[str]]:
+    """The tags of each ``{code-cell}`` of a MyST page (``:tags: [hide-cell]``), in order."""
+    tags = []
+    for body in CODE_CELL.findall(page):
+        lines = body.splitlines()
+        if lines and lines[0].strip() == "---":  # a YAML block of options
+            options = lines[1 : lines.index("---", 1)]
+        else:
+            options = []
+            while lines and lines[0].startswith(":") and ":" in lines[0][1:]:
+                options.append(lines.pop(0))
+        listed = [re.fullmatch(r":?tags:\s*\[(.*)\]\s*", line) for line in options]
+        names = next((found[1] for found in listed if found), "")
+        tags.append([name.strip().strip("'\"") for name in names.split(",") if name.strip()])
+    return tags
+
+
 def test_tutorial_notebook_holds_its_page(notebook: Path) -> None:
-    """Each tutorial notebook has its page's code cells, in order (the page runs in the build)."""
+    """Each tutorial notebook has its page's code cells, in order (the page runs in the build),
+    each with the page's tags (a folded answer stays folded, and in its place)."""
     page = ROOT / "docs" / "tutorial" / f"{notebook.stem}.md"
-    expected = _page_cells(page.read_text(encoding="utf-8"))
+    text = page.read_text(encoding="utf-8")
+    expected = _page_cells(text)
     assert expected, f"{page.name} has no code cell"
     assert _notebook_code(notebook) == expected
+    nb = nbformat.read(notebook, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert [cell.metadata.get("tags", []) for cell in code] == _page_cell_tags(text)
+    for cell in code:  # JupyterLab folds what the page folds
+        tags = cell.metadata.get("tags", [])
+        folded = cell.metadata.get("jupyter", {})
+        assert folded.get("source_hidden", False) == bool({"hide-cell", "hide-input"} & set(tags))
+        assert folded.get("outputs_hidden", False) == bool({"hide-cell", "hide-output"} & set(tags))
+
+
+DROPDOWN = re.compile(r"^(:{3,}|`{3,})\{dropdown\}[ \t]*(.*?)\s*$", re.MULTILINE)
+
+
+def test_tutorial_notebook_answers_come_after_the_try(notebook: Path) -> None:
+    """Try first, then see: each ``{dropdown}`` of a page (an answer, folded) is a Markdown cell
+    of its own in the notebook, headed by its title; one placed right after a code cell on the
+    page (the reader's try) comes right after that cell. No dropdown is left as MyST text."""
+    page = ROOT / "docs" / "tutorial" / f"{notebook.stem}.md"
+    text = page.read_text(encoding="utf-8")
+    cells = nbformat.read(notebook, as_version=4).cells
+    markdown = "\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
+    assert "{dropdown}" not in markdown, f"{notebook.name} holds a dropdown as MyST text"
+    for found in DROPDOWN.finditer(text):
+        title = found[2] or "Answer"
+        headed = [
+            i
+            for i, cell in enumerate(cells)
+            if cell.cell_type == "markdown"
+            and re.fullmatch(r"#{1,6} " + re.escape(title), cell.source.split("\n", 1)[0])
+        ]
+        assert len(headed) == 1, f"{notebook.name}: {len(headed)} cells headed {title!r}"
+        ends = [cell.end() for cell in CODE_CELL.finditer(text) if cell.end() <= found.start()]
+        if ends and not text[ends[-1] : found.start()].strip():  # right after a code cell
+            assert headed[0] > 0 and cells[headed[0] - 1].cell_type == "code", (
+                f"{notebook.name}: the answer {title!r} does not follow the cell where one tries"
+            )
