@@ -255,11 +255,14 @@ def _rerun_examples_if_package_changed(app) -> None:
 
 
 def _chinese_theme_text(app, config) -> None:
-    """The search box's placeholder (a theme option, not a catalog entry) and the footer's
-    copyright holder, in Chinese on the Chinese pages."""
+    """The search box's placeholder (a theme option, not a catalog entry), the footer's
+    copyright holder and myst-nb's toggle of a collapsed cell ("Show code cell content"), in
+    Chinese on the Chinese pages."""
     if (config.language or "en").lower().startswith("zh"):
         config.html_theme_options = {**config.html_theme_options, "search_bar_text": "搜索文档……"}
         config.copyright = "2026，mha 的作者们"
+        config.nb_code_prompt_show = "显示折叠的代码单元格"
+        config.nb_code_prompt_hide = "折叠代码单元格"
 
 
 def _other_language_on_read_the_docs(app, config) -> None:

@@ -173,6 +173,7 @@ UI_ENGLISH = [
     "Start the lesson",
     "Search the docs",
     "© Copyright",
+    "Show code cell",  # myst-nb's toggle of a collapsed cell (page 4's answers)
 ]
 
 

@@ -173,7 +173,7 @@ _MISTAKES = (
              "对 4 维张量用了 k.T（它把所有轴倒过来）",
              "k.transpose(-2, -1) swaps only the last two axes (k.mT is the same)",
              "k.transpose(-2, -1) 只交换最后两个轴（k.mT 也一样）",
-             says=r"`x\.T`"),
+             in_table=True, says=r"`x\.T`"),
     _Mistake("attention", "no_scale",
              "forgetting the 1/√d_k scale", "忘记按 1/√d_k 缩放",
              "divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
