@@ -88,8 +88,9 @@ def repeat_kv(x: Tensor, num_heads: int) -> Tensor:
     -------
     Tensor of shape (B, H, S, D)
         A new, contiguous tensor: it **copies** (``G`` times the memory of ``x``), unless
-        ``G == 1``, where ``x`` itself is returned. The fused path never calls it:
-        ``enable_gqa=True`` reads each key/value head in place for its whole group.
+        ``G == 1``, where ``x`` itself is returned. The fused path never calls it: with
+        ``enable_gqa=True``, PyTorch's flash kernel (the CPU default in torch 2.13) reads
+        each key/value head in place for its whole group; its math fallback repeats them.
 
     Raises
     ------
@@ -280,7 +281,9 @@ def grouped_query_attention(
 
     * ``need_weights=False`` (fused): one call to
       :func:`torch.nn.functional.scaled_dot_product_attention` with ``enable_gqa=True``,
-      which reads each key/value head in place for its group; no weights, no copy.
+      which returns no weights. PyTorch's flash kernel (the CPU default in torch 2.13)
+      reads each key/value head in place for its group and never stores the weights; its
+      math fallback repeats the heads and computes the weights internally.
     * ``need_weights=True`` (explicit): :func:`repeat_kv` copies the keys and values to ``H``
       heads, then :func:`mha.scaled_dot_product_attention` computes the scores, softmax and
       weighted sum and returns the weights.
