@@ -17,7 +17,7 @@ from pathlib import Path
 import mha
 
 DOCS = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOCS / "_ext"))  # the site's own extension: phone_figures
+sys.path.insert(0, str(DOCS / "_ext"))  # the site's own extensions: phone_figures, kernel_start
 
 # -- Project -----------------------------------------------------------------------------------
 
@@ -42,6 +42,7 @@ extensions = [
     "sphinx_design",  # cards on the index page
     "sphinx-mathjax-offline",  # MathJax 3 served from _static, not from a CDN
     "phone_figures",  # each gallery figure also laid out for a phone, served by <picture>
+    "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
 ]
 
 exclude_patterns = [

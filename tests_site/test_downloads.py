@@ -121,6 +121,17 @@ def test_script_runs_standalone(script: Path, reader_dir: Path) -> None:
     assert not leftovers, f"{script.name} wrote files into the reader's folder: {leftovers}"
 
 
+@pytest.fixture(scope="session")
+def one_kernel_start_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Kernels of the workers start one at a time (docs/_ext/kernel_start.py says why)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    from kernel_start import serialize_kernel_starts
+
+    # each pytest-xdist worker has its own folder in the run's one temporary folder
+    serialize_kernel_starts(tmp_path_factory.getbasetemp().parent / "kernel-start.lock")
+
+
+@pytest.mark.usefixtures("one_kernel_start_at_a_time")
 def test_notebook_runs_standalone(notebook: Path, reader_dir: Path) -> None:
     local = shutil.copy(notebook, reader_dir / notebook.name)
     nb = nbformat.read(local, as_version=4)
