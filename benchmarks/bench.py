@@ -367,7 +367,7 @@ def gqa(device: torch.device, repeats: int) -> dict:
 
     @torch.no_grad()
     def decode_step() -> None:
-        cache._length = S - 1  # forget the last position: every step sees S - 1 cached
+        cache.crop(S - 1)  # forget the last position: every step sees S - 1 cached
         attn(x[:, S - 1 :], is_causal=True, cache=cache)
 
     @torch.no_grad()
@@ -393,14 +393,14 @@ def gqa(device: torch.device, repeats: int) -> dict:
     cached = cache.keys.nbytes + cache.values.nbytes
     formula = 2 * B * H_kv * S * D * cache.keys.element_size()
     assert cached == formula == mha.kv_cache_bytes(B, S, E, H, H_kv)
-    buffer = cache._k.nbytes + cache._v.nbytes
+    buffer = 2 * B * H_kv * cache.capacity * D * cache.keys.element_size()  # keys and values
     full_mha = mha.kv_cache_bytes(B, S, E, H)
     memory = {
         "cache_bytes": cached,
         "formula_bytes": formula,
         "buffer_bytes": buffer,
         "mha_cache_bytes": full_mha,
-        "capacity": cache._k.shape[2],
+        "capacity": cache.capacity,
     }
     print(f"  cache: {cached} bytes = 2*B*H_kv*S*D*4; buffer {buffer} bytes; MHA {full_mha}")
 

@@ -154,3 +154,49 @@ def test_causal_mask_and_additive_mask() -> None:
     float_mask = torch.randn(3, 5)
     assert torch.equal(mha.additive_mask(float_mask, torch.float32), float_mask)
     assert mha.additive_mask(None, torch.float32) is None
+
+
+@pytest.mark.parametrize(("L", "S"), [(5, 5), (2, 7), (1, 6), (4, 9)])
+@pytest.mark.parametrize(
+    ("align", "torch_bias"),
+    [("top-left", "causal_upper_left"), ("bottom-right", "causal_lower_right")],
+)
+def test_causal_mask_alignments_match_torch_bias(device, L, S, align, torch_bias) -> None:
+    """Each alignment gives the attention of PyTorch's causal bias of that corner."""
+    from torch.nn.attention import bias
+
+    torch.manual_seed(0)
+    q = torch.randn(2, 3, L, 8, device=device)
+    k, v = torch.randn(2, 2, 3, S, 8, device=device)
+    allowed = ~mha.causal_mask(L, S, align=align, device=device)  # True = may attend
+    ours = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=getattr(bias, torch_bias)(L, S))
+    torch.testing.assert_close(ours, theirs)
+    assert allowed[-1].all() == (align == "bottom-right" or L == S)  # the last query's row
+
+
+def test_causal_mask_alignments_differ_only_when_lengths_differ() -> None:
+    assert torch.equal(mha.causal_mask(4), mha.causal_mask(4, align="bottom-right"))
+    top_left, bottom_right = (mha.causal_mask(1, 5, align=a) for a in ("top-left", "bottom-right"))
+    assert top_left.tolist() == [[False, True, True, True, True]]  # one query sees key 0 only
+    assert bottom_right.tolist() == [[False] * 5]  # one new query sees every key
+    with pytest.raises(ValueError, match='expected align to be "top-left" or "bottom-right"'):
+        mha.causal_mask(3, align="lower-right")
+
+
+def test_modules_share_checks_only_through_the_validation_module() -> None:
+    """No module of the package imports another's private (underscore) names."""
+    import re
+    from pathlib import Path
+
+    source = Path(mha.__file__).parent
+    private = re.compile(r"^from mha\.\w+ import .*\b_\w+", re.MULTILINE)
+    private_block = re.compile(r"^from mha\.\w+ import \(([^)]*)\)", re.MULTILINE)
+    found = []
+    for path in sorted(source.glob("*.py")):
+        text = path.read_text()
+        found += [f"{path.name}: {m.group(0)}" for m in private.finditer(text)]
+        for block in private_block.finditer(text):
+            names = [n.strip() for n in block.group(1).split(",") if n.strip()]
+            found += [f"{path.name}: {n}" for n in names if n.startswith("_")]
+    assert not found, found

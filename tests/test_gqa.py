@@ -544,3 +544,24 @@ def test_grouped_query_attention_errors(call, error, match: str) -> None:
 def test_cost_and_trace_errors(call, error, match: str) -> None:
     with pytest.raises(error, match=match):
         call()
+
+
+def test_cache_crop_and_capacity() -> None:
+    """crop forgets positions without freeing the buffer; a step re-run from the same prefix
+    gives the same output."""
+    torch.manual_seed(0)
+    attn = mha.GroupedQueryAttention(32, 4, 2, device=DEVICE).eval()
+    x = torch.randn(1, 6, 32, device=DEVICE)
+    cache = mha.KVCache()
+    assert cache.capacity == 0
+    with torch.no_grad():
+        attn(x[:, :5], is_causal=True, cache=cache)
+        first = attn(x[:, 5:], is_causal=True, cache=cache)
+        assert (len(cache), cache.capacity) == (6, 16)
+        cache.crop(5)
+        assert len(cache) == 5 and cache.keys.shape[2] == 5 and cache.capacity == 16
+        again = attn(x[:, 5:], is_causal=True, cache=cache)
+    torch.testing.assert_close(again, first)
+    for bad, error in ((7, ValueError), (-1, ValueError), (2.0, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="expected"):
+            cache.crop(bad)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import torch
 
-from mha.functional import _positive_int, check_heads
-from mha.gqa import _check_kv_heads
+from mha._validation import check_kv_heads, positive_int
+from mha.functional import check_heads
 
 __all__ = [
     "AttentionFlops",
@@ -30,8 +30,8 @@ __all__ = [
 
 
 def _widths(embed_dim: int, kdim: int | None, vdim: int | None) -> tuple[int, int]:
-    kdim = embed_dim if kdim is None else _positive_int(kdim, "kdim")
-    vdim = embed_dim if vdim is None else _positive_int(vdim, "vdim")
+    kdim = embed_dim if kdim is None else positive_int(kdim, "kdim")
+    vdim = embed_dim if vdim is None else positive_int(vdim, "vdim")
     return kdim, vdim
 
 
@@ -104,7 +104,7 @@ def parameter_count(
     16640
     """
     D = check_heads(embed_dim, num_heads)
-    G = 1 if num_kv_heads is None else _check_kv_heads(num_heads, num_kv_heads)
+    G = 1 if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
     for name, flag in (("bias", bias), ("add_bias_kv", add_bias_kv)):
         if not isinstance(flag, bool):
             raise TypeError(f"expected {name} to be a bool, got {type(flag).__name__}")
@@ -215,9 +215,9 @@ def attention_flops(
     >>> counter.get_total_flops()
     340480
     """
-    B = _positive_int(batch, "batch")
-    L = _positive_int(target_len, "target_len")
-    S = _positive_int(source_len, "source_len")
+    B = positive_int(batch, "batch")
+    L = positive_int(target_len, "target_len")
+    S = positive_int(source_len, "source_len")
     check_heads(embed_dim, num_heads)
     kdim, vdim = _widths(embed_dim, kdim, vdim)
     E, H = embed_dim, num_heads
@@ -271,10 +271,10 @@ def attention_weight_elements(batch: int, num_heads: int, target_len: int, sourc
     >>> module(x, x, x, average_attn_weights=False)[1].numel()
     400
     """
-    B = _positive_int(batch, "batch")
-    H = _positive_int(num_heads, "num_heads")
-    L = _positive_int(target_len, "target_len")
-    S = _positive_int(source_len, "source_len")
+    B = positive_int(batch, "batch")
+    H = positive_int(num_heads, "num_heads")
+    L = positive_int(target_len, "target_len")
+    S = positive_int(source_len, "source_len")
     return B * H * L * S
 
 
@@ -336,10 +336,10 @@ def kv_cache_bytes(
     >>> cache.keys.nbytes + cache.values.nbytes == mha.kv_cache_bytes(2, 5, 64, 8, 2)
     True
     """
-    B = _positive_int(batch, "batch")
-    S = _positive_int(seq_len, "seq_len")
+    B = positive_int(batch, "batch")
+    S = positive_int(seq_len, "seq_len")
     D = check_heads(embed_dim, num_heads)
-    G = 1 if num_kv_heads is None else _check_kv_heads(num_heads, num_kv_heads)
+    G = 1 if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
     if not isinstance(dtype, torch.dtype):
         raise TypeError(
             f"expected dtype to be a torch.dtype such as torch.float32, got {type(dtype).__name__}"

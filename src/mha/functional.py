@@ -33,13 +33,13 @@ A floating-point mask is added to the scores in both, so it means the same every
 from __future__ import annotations
 
 import math
-import operator
 
 import torch
 import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
 from torch import Tensor
 
+from mha._validation import check_dim, check_tensor, head_counts, positive_int
 from mha.errors import (
     TypeAssertionError,
     TypeAttributeError,
@@ -59,58 +59,6 @@ __all__ = [
     "scaled_dot_product_attention",
     "split_heads",
 ]
-
-
-# ---------------------------------------------------------------------------
-# Input checks shared by every step. Each rule is written once, here, and raised by the layer
-# that owns it; the exception classes stay catchable as PyTorch's (see mha.errors).
-# ---------------------------------------------------------------------------
-
-# head counts listed in a message: enough for every model in use, and O(1) to build
-_MAX_LISTED_HEADS = 1024
-
-
-def _check_tensor(x: object, name: str, error: type[Exception] = TypeError) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise error(f"expected {name} to be a torch.Tensor, got {type(x).__name__}")
-    if x.is_nested:
-        raise TypeError(
-            f"expected {name} to be a strided (dense) tensor, got a nested tensor; nested "
-            f"tensors are not supported: pad them with torch.nested.to_padded_tensor and mark "
-            f"the padding with key_padding_mask"
-        )
-    return x
-
-
-def _check_dim(x: Tensor, name: str, dims: tuple[int, ...], layout: str, error=ValueError) -> None:
-    if x.dim() not in dims:
-        expected = " or ".join(f"{d}-D" for d in dims)
-        raise error(
-            f"expected {name} to be {expected} with layout {layout}, "
-            f"got a {x.dim()}-D tensor of shape {tuple(x.shape)}"
-        )
-
-
-def _positive_int(value: object, name: str) -> int:
-    """``value`` as an int if it is a positive integer (a Python, NumPy or 0-d tensor one)."""
-    if isinstance(value, bool):
-        raise TypeError(f"expected {name} to be an int, got bool ({value})")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"expected {name} to be an int, got {type(value).__name__}") from None
-    if value <= 0:
-        raise ValueError(f"expected {name} to be a positive int, got {name}={value}")
-    return value
-
-
-def _head_counts(embed_dim: int) -> str:
-    """The head counts that divide ``embed_dim``, as text, up to ``_MAX_LISTED_HEADS``."""
-    limit = min(embed_dim, _MAX_LISTED_HEADS)
-    counts = ", ".join(str(d) for d in range(1, limit + 1) if embed_dim % d == 0)
-    return f"head counts that divide {embed_dim}" + (
-        f": {counts}" if limit == embed_dim else f" (up to {limit}): {counts}"
-    )
 
 
 def check_heads(embed_dim: int, num_heads: int) -> int:
@@ -147,13 +95,13 @@ def check_heads(embed_dim: int, num_heads: int) -> int:
         ...
     mha.errors.ValueAssertionError: embed_dim must be divisible by num_heads, got embed_dim=64 ...
     """
-    embed_dim = _positive_int(embed_dim, "embed_dim")
-    num_heads = _positive_int(num_heads, "num_heads")
+    embed_dim = positive_int(embed_dim, "embed_dim")
+    num_heads = positive_int(num_heads, "num_heads")
     if embed_dim % num_heads != 0:
         raise ValueAssertionError(
             f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
             f"num_heads={num_heads} ({embed_dim} / {num_heads} = {embed_dim / num_heads:.4g}); "
-            f"{_head_counts(embed_dim)}"
+            f"{head_counts(embed_dim)}"
         )
     return embed_dim // num_heads
 
@@ -180,13 +128,22 @@ def _check_same_length(key: Tensor, value: Tensor, axis: int, error=ValueAsserti
 
 
 def causal_mask(
-    target_len: int, source_len: int | None = None, *, device: torch.device | str | None = None
+    target_len: int,
+    source_len: int | None = None,
+    *,
+    align: str = "top-left",
+    device: torch.device | str | None = None,
 ) -> Tensor:
     """Boolean causal mask in :class:`torch.nn.MultiheadAttention`'s convention.
 
-    Position ``i`` may attend to positions ``j <= i``; ``True`` marks a *blocked* pair. The
-    mask is aligned to the top left, as ``is_causal=True`` in
-    :func:`torch.nn.functional.scaled_dot_product_attention` is.
+    ``True`` marks a *blocked* pair. Two alignments, which differ only when ``L != S``:
+
+    * ``"top-left"`` (default): query ``i`` may attend to keys ``j <= i``, as
+      ``is_causal=True`` in :func:`torch.nn.functional.scaled_dot_product_attention` and
+      :func:`torch.nn.attention.bias.causal_upper_left`.
+    * ``"bottom-right"``: query ``i`` may attend to keys ``j <= i + S - L``, so the last query
+      sees every key: the ``L`` queries are the last ``L`` of ``S`` positions, as when new
+      tokens follow ``S - L`` cached ones (:func:`torch.nn.attention.bias.causal_lower_right`).
 
     Parameters
     ----------
@@ -194,6 +151,8 @@ def causal_mask(
         Query length ``L``.
     source_len : int, optional
         Key length ``S``; defaults to ``target_len``.
+    align : {"top-left", "bottom-right"}, default "top-left"
+        Which corner the diagonal starts from.
     device : torch.device or str, optional
         Where to create the mask.
 
@@ -201,6 +160,11 @@ def causal_mask(
     -------
     Tensor of shape (L, S), dtype bool
         ``True`` above the diagonal (blocked), ``False`` on and below it.
+
+    Raises
+    ------
+    ValueError
+        If ``align`` is neither ``"top-left"`` nor ``"bottom-right"``.
 
     See Also
     --------
@@ -213,10 +177,19 @@ def causal_mask(
     tensor([[False,  True,  True],
             [False, False,  True],
             [False, False, False]])
+    >>> mha.causal_mask(2, 4, align="bottom-right")  # 2 new queries after 2 cached keys
+    tensor([[False, False, False,  True],
+            [False, False, False, False]])
     """
     source_len = target_len if source_len is None else source_len
+    if align not in ("top-left", "bottom-right"):
+        raise ValueError(
+            f'expected align to be "top-left" or "bottom-right", got {align!r}; "bottom-right" '
+            f"lets the last query see every key (queries that follow cached keys)"
+        )
+    first_blocked = 1 if align == "top-left" else 1 + source_len - target_len  # for query 0
     ones = torch.ones(target_len, source_len, dtype=torch.bool, device=device)
-    return ones.triu(diagonal=1)  # (L, S)
+    return ones.triu(diagonal=first_blocked)  # (L, S)
 
 
 def additive_mask(mask: Tensor | None, dtype: torch.dtype, *, name: str = "mask") -> Tensor | None:
@@ -253,7 +226,7 @@ def additive_mask(mask: Tensor | None, dtype: torch.dtype, *, name: str = "mask"
     """
     if mask is None:
         return None
-    _check_tensor(mask, name)
+    check_tensor(mask, name)
     _check_mask_dtype(mask, name, "blocked")
     return _additive_mask(mask, dtype)
 
@@ -313,10 +286,10 @@ def project(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> mha.project(x, torch.ones(3, 4), torch.zeros(3)).shape
     torch.Size([2, 5, 3])
     """
-    _check_tensor(x, "x")
-    _check_tensor(weight, "weight")
+    check_tensor(x, "x")
+    check_tensor(weight, "weight")
     if bias is not None:
-        _check_tensor(bias, "bias")
+        check_tensor(bias, "bias")
     _check_projection(x, weight, "x", "weight")
     return _project(x, weight, bias)
 
@@ -403,7 +376,7 @@ def project_qkv(
         strict=True,
     ):
         if t is not None or not name.endswith("bias"):
-            _check_tensor(t, name)
+            check_tensor(t, name)
     for x, w, name in (
         (query, q_weight, "query"),
         (key, k_weight, "key"),
@@ -479,16 +452,16 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
         ...
     mha.errors.ValueRuntimeError: split_heads expected the last dimension of x to be divisible ...
     """
-    _check_tensor(x, "x")
-    _check_dim(x, "x", (3,), "(B, L, E)")
-    num_heads = _positive_int(num_heads, "num_heads")
+    check_tensor(x, "x")
+    check_dim(x, "x", (3,), "(B, L, E)")
+    num_heads = positive_int(num_heads, "num_heads")
     E = x.shape[-1]
     if E % num_heads != 0:  # the lesson's x.view(B, L, H, D) raises RuntimeError here
         raise ValueRuntimeError(
             f"split_heads expected the last dimension of x to be divisible by "
             f"num_heads={num_heads}, got x of shape {tuple(x.shape)} (last dimension {E}); "
             f"project to a width that {num_heads} divides, or use one of the "
-            f"{_head_counts(E)}"
+            f"{head_counts(E)}"
         )
     return _split_heads(x, num_heads)
 
@@ -534,8 +507,8 @@ def merge_heads(x: Tensor) -> Tensor:
     >>> merged.shape, merged.is_contiguous(), merged.equal(x)
     (torch.Size([2, 5, 64]), True, True)
     """
-    _check_tensor(x, "x")
-    _check_dim(x, "x", (4,), "(B, H, L, D)")
+    check_tensor(x, "x")
+    check_dim(x, "x", (4,), "(B, H, L, D)")
     return _merge_heads(x)
 
 
@@ -637,7 +610,7 @@ def scaled_dot_product_attention(
     >>> torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v))
     """
     for name, t in (("query", query), ("key", key), ("value", value)):
-        _check_tensor(t, name)
+        check_tensor(t, name)
         if t.dim() < 2:
             raise ValueRuntimeError(
                 f"expected {name} to be at least 2-D (..., seq, dim), got {t.dim()}-D"
@@ -658,7 +631,7 @@ def scaled_dot_product_attention(
     # a float mask is added in the scores' dtype (float32 for half precision), whatever its own
     compute = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     if attn_mask is not None:
-        _check_tensor(attn_mask, "attn_mask")
+        check_tensor(attn_mask, "attn_mask")
         _check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
         attn_mask = _additive_mask(
             ~attn_mask if attn_mask.dtype == torch.bool else attn_mask, compute
@@ -718,7 +691,7 @@ def _mask_shapes(
     }
 
 
-def _check_mha_inputs(
+def check_mha_inputs(
     query: Tensor,
     key: Tensor,
     value: Tensor,
@@ -733,6 +706,9 @@ def _check_mha_inputs(
 ) -> bool:
     """Check the inputs of multi-head attention in their layout; return whether they are batched.
 
+    Internal entry point (not in ``__all__``), shared by :func:`multi_head_attention` and
+    :class:`mha.MultiHeadAttention`.
+
     ``widths`` gives, for query, key and value, the width expected and the argument that sets
     it (``(64, "embed_dim")``). The layout is ``(B, L, E)`` when ``batch_first``, else
     ``(L, B, E)``. ``module=True`` (the module's call) also allows unbatched ``(L, E)`` inputs
@@ -741,8 +717,8 @@ def _check_mha_inputs(
     layout = "(B, L, E)" if batch_first else "(L, B, E)"
     dims = (2, 3) if module else (3,)
     for name, t in (("query", query), ("key", key), ("value", value)):
-        _check_tensor(t, name, TypeAttributeError)
-        _check_dim(
+        check_tensor(t, name, TypeAttributeError)
+        check_dim(
             t, name, dims, layout + (" or unbatched (L, E)" if module else ""), ValueAssertionError
         )
     if not query.dim() == key.dim() == value.dim():
@@ -791,7 +767,7 @@ def _check_mha_inputs(
     ):
         if mask is None:
             continue
-        _check_tensor(mask, name)
+        check_tensor(mask, name)
         _check_mask_dtype(mask, name, true_means)
         if tuple(mask.shape) not in expected[name].values():
             fits_other = (
@@ -925,17 +901,17 @@ def multi_head_attention(
     (torch.Size([2, 5, 64]), torch.Size([2, 8, 5, 5]))
     """
     for name, w in (("q_weight", q_weight), ("k_weight", k_weight), ("v_weight", v_weight)):
-        _check_tensor(w, name)
-        _check_dim(w, name, (2,), "(E, E_in)")
+        check_tensor(w, name)
+        check_dim(w, name, (2,), "(E, E_in)")
     check_heads(q_weight.shape[0], num_heads)
     widths = tuple(
         (w.shape[1], f"{n}_weight.shape[1]")
         for n, w in zip("qkv", (q_weight, k_weight, v_weight), strict=True)
     )
-    _check_mha_inputs(query, key, value, widths, num_heads, key_padding_mask, attn_mask, is_causal)
+    check_mha_inputs(query, key, value, widths, num_heads, key_padding_mask, attn_mask, is_causal)
     if (bias_k is None) != (bias_v is None):
         raise ValueError("expected bias_k and bias_v to be given together, got only one")
-    return _multi_head_attention(
+    return multi_head_attention_unchecked(
         query,
         key,
         value,
@@ -954,7 +930,7 @@ def multi_head_attention(
     )
 
 
-def _multi_head_attention(
+def multi_head_attention_unchecked(
     query: Tensor,
     key: Tensor,
     value: Tensor,
@@ -972,8 +948,9 @@ def _multi_head_attention(
     is_causal: bool,
     dropout_p: float,
 ) -> tuple[Tensor, Tensor | None]:
-    """The five steps on checked batch-first inputs (:func:`multi_head_attention` and the
-    module check them once, each in its own layout, then call this). Each step is the public
+    """The five steps on checked batch-first inputs: the package's internal entry point
+    (not in ``__all__``) that :func:`multi_head_attention` and :class:`mha.MultiHeadAttention`
+    call after :func:`check_mha_inputs`, each in its own layout. Each step is the public
     function of its name without its checks: ``_project_qkv``, ``_split_heads``, ``_attend``,
     ``_merge_heads``, ``_project``."""
     q_weight, k_weight, v_weight, out_weight = weights

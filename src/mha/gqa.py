@@ -31,11 +31,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from mha._validation import check_bool, check_dim, check_kv_heads, check_tensor, positive_int
 from mha.functional import (
-    _check_dim,
-    _check_tensor,
-    _head_counts,
-    _positive_int,
+    causal_mask,
     check_heads,
     merge_heads,
     scaled_dot_product_attention,
@@ -43,25 +41,6 @@ from mha.functional import (
 )
 
 __all__ = ["GroupedQueryAttention", "KVCache", "grouped_query_attention", "repeat_kv"]
-
-
-def _check_kv_heads(num_heads: int, num_kv_heads: int) -> int:
-    """``G = num_heads // num_kv_heads`` if ``num_kv_heads`` divides ``num_heads``."""
-    num_heads = _positive_int(num_heads, "num_heads")
-    num_kv_heads = _positive_int(num_kv_heads, "num_kv_heads")
-    if num_heads % num_kv_heads != 0:
-        raise ValueError(
-            f"expected num_kv_heads to divide num_heads={num_heads}, got "
-            f"num_kv_heads={num_kv_heads}; each key/value head serves a whole group of query "
-            f"heads: use one of the {_head_counts(num_heads)}"
-        )
-    return num_heads // num_kv_heads
-
-
-def _check_bool(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"expected {name} to be a bool, got {type(value).__name__}")
-    return value
 
 
 # ---------------------------------------------------------------------------
@@ -112,9 +91,9 @@ def repeat_kv(x: Tensor, num_heads: int) -> Tensor:
     >>> mha.repeat_kv(torch.randn(2, 2, 5, 8), 8).shape
     torch.Size([2, 8, 5, 8])
     """
-    _check_tensor(x, "x")
-    _check_dim(x, "x", (4,), "(B, H_kv, S, D)")
-    num_heads = _positive_int(num_heads, "num_heads")
+    check_tensor(x, "x")
+    check_dim(x, "x", (4,), "(B, H_kv, S, D)")
+    num_heads = positive_int(num_heads, "num_heads")
     B, H_kv, S, D = x.shape
     if num_heads % H_kv != 0:
         raise ValueError(
@@ -193,10 +172,46 @@ class KVCache:
         """Cached values ``(B, H_kv, S, D)``, a view of the buffer; ``None`` while empty."""
         return None if self._v is None else self._v[:, :, : self._length]
 
+    @property
+    def capacity(self) -> int:
+        """Positions the buffer holds before it must grow; 0 while the cache is empty."""
+        return 0 if self._k is None else self._k.shape[2]
+
+    def crop(self, length: int) -> None:
+        """Keep the first ``length`` positions and forget the rest; the buffer stays allocated.
+
+        For example, to drop draft tokens that were not accepted, or to run the same decoding
+        step again from the same prefix.
+
+        Raises
+        ------
+        TypeError
+            If ``length`` is not an integer.
+        ValueError
+            If ``length`` is negative or more than ``len(self)``.
+
+        Examples
+        --------
+        >>> import torch, mha
+        >>> cache = mha.KVCache()
+        >>> _ = cache.append(torch.zeros(1, 2, 5, 8), torch.zeros(1, 2, 5, 8))
+        >>> cache.crop(3)
+        >>> len(cache), tuple(cache.keys.shape), cache.capacity
+        (3, (1, 2, 3, 8), 16)
+        """
+        if isinstance(length, bool) or not isinstance(length, int):
+            raise TypeError(f"expected length to be an int, got {type(length).__name__}")
+        if not 0 <= length <= self._length:
+            raise ValueError(
+                f"expected 0 <= length <= len(cache) = {self._length}, got length={length}; "
+                f"crop only forgets positions, append adds them"
+            )
+        self._length = length
+
     def _check(self, keys: object, values: object) -> tuple[Tensor, Tensor]:
         for name, t in (("keys", keys), ("values", values)):
-            _check_tensor(t, name)
-            _check_dim(t, name, (4,), "(B, H_kv, L, D)")
+            check_tensor(t, name)
+            check_dim(t, name, (4,), "(B, H_kv, L, D)")
         if keys.shape != values.shape or keys.dtype != values.dtype:
             raise ValueError(
                 f"expected keys and values of the same shape (B, H_kv, L, D) and dtype, got "
@@ -258,11 +273,6 @@ class KVCache:
 # ---------------------------------------------------------------------------
 # 3) attend, with H_kv key/value heads
 # ---------------------------------------------------------------------------
-
-
-def _bottom_right_causal(L: int, S: int, device: torch.device) -> Tensor:
-    """``(L, S)`` boolean mask, ``True`` = may attend: query ``i`` sees keys ``<= i + S - L``."""
-    return torch.ones(L, S, dtype=torch.bool, device=device).tril(diagonal=S - L)
 
 
 def grouped_query_attention(
@@ -332,10 +342,10 @@ def grouped_query_attention(
     >>> torch.testing.assert_close(fused, explicit)
     """
     for name, t in (("query", query), ("key", key), ("value", value)):
-        _check_tensor(t, name)
-        _check_dim(t, name, (4,), "(B, H, L, D)" if name == "query" else "(B, H_kv, S, D)")
-    _check_bool(is_causal, "is_causal")
-    _check_bool(need_weights, "need_weights")
+        check_tensor(t, name)
+        check_dim(t, name, (4,), "(B, H, L, D)" if name == "query" else "(B, H_kv, S, D)")
+    check_bool(is_causal, "is_causal")
+    check_bool(need_weights, "need_weights")
     B, H, L, D = query.shape
     if key.shape != value.shape or key.shape[0] != B or key.shape[3] != D:
         raise ValueError(
@@ -344,14 +354,17 @@ def grouped_query_attention(
             f"{tuple(value.shape)}"
         )
     H_kv, S = key.shape[1], key.shape[2]
-    _check_kv_heads(H, H_kv)
+    check_kv_heads(H, H_kv)
     if is_causal and S < L:
         raise ValueError(
             f"expected at least as many keys as queries with is_causal=True (the queries are "
             f"the last L of S positions), got L={L} and S={S}"
         )
     # the mask, True = may attend; none needed when every key is visible to every query
-    mask = _bottom_right_causal(L, S, query.device) if is_causal and L > 1 else None  # (L, S)
+    if is_causal and L > 1:  # (L, S), True = may attend: the queries are the last L of S
+        mask = ~causal_mask(L, S, align="bottom-right", device=query.device)
+    else:
+        mask = None
 
     if need_weights:  # explicit: copy the kv heads to H, then matmul, softmax, matmul
         k = repeat_kv(key, H)  # (B, H, S, D)
@@ -461,8 +474,8 @@ class GroupedQueryAttention(nn.Module):
     ) -> None:
         super().__init__()
         D = check_heads(embed_dim, num_heads)
-        _check_kv_heads(num_heads, num_kv_heads)
-        _check_bool(bias, "bias")
+        check_kv_heads(num_heads, num_kv_heads)
+        check_bool(bias, "bias")
         E, H_kv = int(embed_dim), int(num_kv_heads)
         factory = {"device": device, "dtype": dtype}
         self.embed_dim = E
@@ -505,9 +518,9 @@ class GroupedQueryAttention(nn.Module):
             If ``x`` is not ``(B, L, E)`` with ``E = embed_dim``, or does not fit what
             ``cache`` already holds.
         """
-        _check_tensor(x, "x")
-        _check_dim(x, "x", (3,), "(B, L, E)")
-        _check_bool(is_causal, "is_causal")
+        check_tensor(x, "x")
+        check_dim(x, "x", (3,), "(B, L, E)")
+        check_bool(is_causal, "is_causal")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(
                 f"expected cache to be an mha.KVCache or None, got {type(cache).__name__}"

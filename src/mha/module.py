@@ -12,7 +12,7 @@ from torch.nn.modules.linear import NonDynamicallyQuantizableLinear
 from torch.nn.parameter import Parameter
 from torch.nn.utils import skip_init
 
-from mha.functional import _check_mha_inputs, _multi_head_attention, check_heads
+from mha.functional import check_heads, check_mha_inputs, multi_head_attention_unchecked
 
 __all__ = ["MultiHeadAttention"]
 
@@ -360,7 +360,7 @@ class MultiHeadAttention(nn.Module):
         True
         """
         widths = ((self.embed_dim, "embed_dim"), (self.kdim, "kdim"), (self.vdim, "vdim"))
-        batched = _check_mha_inputs(
+        batched = check_mha_inputs(
             *(query, key, value, widths, self.num_heads, key_padding_mask, attn_mask, is_causal),
             batch_first=self.batch_first,
             module=True,
@@ -372,7 +372,7 @@ class MultiHeadAttention(nn.Module):
         elif not self.batch_first:
             query, key, value = _map_inputs(query, key, value, lambda x: x.transpose(0, 1))
         # now (B, L, E), (B, S, kdim), (B, S, vdim)
-        out, weights = _multi_head_attention(
+        out, weights = multi_head_attention_unchecked(
             query,
             key,
             value,

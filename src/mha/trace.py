@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import torch
 
+from mha._validation import check_kv_heads, positive_int
 from mha.functional import (
-    _positive_int,
     check_heads,
     merge_heads,
     project,
@@ -16,7 +16,7 @@ from mha.functional import (
     scaled_dot_product_attention,
     split_heads,
 )
-from mha.gqa import _check_kv_heads, repeat_kv
+from mha.gqa import repeat_kv
 
 __all__ = ["ShapeStep", "format_shape_table", "trace_shapes"]
 
@@ -108,12 +108,12 @@ def trace_shapes(
     [('K', '(B, S, H_kv*D)', (2, 5, 16)), ('K_heads', '(B, H_kv, S, D)', (2, 2, 5, 8)),
      ('K_repeated', '(B, H, S, D)', (2, 8, 5, 8))]
     """
-    batch = _positive_int(batch, "batch")
-    seq = _positive_int(seq, "seq")
+    batch = positive_int(batch, "batch")
+    seq = positive_int(seq, "seq")
     cross = source_seq is not None  # cross-attention: key and value are inputs of their own
-    source_seq = seq if source_seq is None else _positive_int(source_seq, "source_seq")
+    source_seq = seq if source_seq is None else positive_int(source_seq, "source_seq")
     d = check_heads(d_model, heads)
-    kv = heads if kv_heads is None else heads // _check_kv_heads(heads, kv_heads)  # H_kv
+    kv = heads if kv_heads is None else heads // check_kv_heads(heads, kv_heads)  # H_kv
     # the largest tensors: the packed projection (B, L|S, 3E) and the scores (B, H, L, S)
     largest = max(batch * max(seq, source_seq) * 3 * d_model, batch * heads * seq * source_seq)
     if largest > _MAX_NUMEL:
