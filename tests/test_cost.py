@@ -159,22 +159,22 @@ def test_attention_weight_elements_equal_returned_weights(num_heads, which):
     with torch.no_grad():
         _, weights = module(query, memory, memory, average_attn_weights=False)
     assert weights.shape == (B, num_heads, L, S)
-    assert mha.attention_weight_elements(B, num_heads, L, S) == weights.numel()
+    assert mha.attention_weight_elements(B, L, S, num_heads) == weights.numel()
 
 
 def test_attention_weight_elements_grow_with_heads():
-    sizes = [mha.attention_weight_elements(2, h, 5, 5) for h in (1, 2, 4, 8)]
+    sizes = [mha.attention_weight_elements(2, 5, 5, h) for h in (1, 2, 4, 8)]
     assert sizes == [50, 100, 200, 400]
 
 
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [
-        ((0, 8, 5, 5), ValueError, "batch"),
-        ((2, 0, 5, 5), ValueError, "num_heads"),
-        ((2, 8, 5, -5), ValueError, "source_len"),
-        ((2, 8, "5", 5), TypeError, "target_len"),
-        ((2, False, 5, 5), TypeError, "num_heads"),
+        ((0, 5, 5, 8), ValueError, "batch"),
+        ((2, 5, 5, 0), ValueError, "num_heads"),
+        ((2, 5, -5, 8), ValueError, "source_len"),
+        ((2, "5", 5, 8), TypeError, "target_len"),
+        ((2, 5, 5, False), TypeError, "num_heads"),
     ],
 )
 def test_attention_weight_elements_rejects_bad_input(args, error, match):

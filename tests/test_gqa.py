@@ -298,7 +298,7 @@ def test_kv_cache_bytes_llama_like() -> None:
 
 
 def test_trace_with_kv_heads() -> None:
-    steps = {s.name: s for s in mha.trace_shapes(2, 5, 64, 8, kv_heads=2)}
+    steps = {s.name: s for s in mha.trace_shapes(2, 5, 64, 8, num_kv_heads=2)}
     assert steps["K"].shape == steps["V"].shape == (2, 5, 16)
     assert steps["K_heads"].shape == steps["V_heads"].shape == (2, 2, 5, 8)
     assert steps["K_heads"].letters == "(B, H_kv, S, D)"
@@ -309,7 +309,7 @@ def test_trace_with_kv_heads() -> None:
 
 
 def test_trace_agrees_with_the_module() -> None:
-    steps = {s.name: s.shape for s in mha.trace_shapes(3, 4, 64, 8, kv_heads=4)}
+    steps = {s.name: s.shape for s in mha.trace_shapes(3, 4, 64, 8, num_kv_heads=4)}
     attn = mha.GroupedQueryAttention(64, 8, 4)
     x = torch.randn(3, 4, 64)
     assert attn.k_proj(x).shape == steps["K"]
@@ -318,7 +318,7 @@ def test_trace_agrees_with_the_module() -> None:
 
 
 def test_trace_cross_attention_lists_key_and_value() -> None:
-    steps = mha.trace_shapes(2, 5, 64, 8, source_seq=7)
+    steps = mha.trace_shapes(2, 5, 64, 8, source_len=7)
     assert [s.name for s in steps[:3]] == ["x", "key", "value"]
     assert steps[1].shape == steps[2].shape == (2, 7, 64)
     assert steps[1].letters == "(B, S, E)"
@@ -535,7 +535,7 @@ def test_grouped_query_attention_errors(call, error, match: str) -> None:
             "expected dtype to be a torch.dtype such as torch.float32, got str",
         ),
         (
-            lambda: mha.trace_shapes(2, 5, 64, 8, kv_heads=3),
+            lambda: mha.trace_shapes(2, 5, 64, 8, num_kv_heads=3),
             ValueError,
             "expected num_kv_heads to divide num_heads=8",
         ),

@@ -13,7 +13,7 @@ from mha.__main__ import main
 
 
 def test_trace_follows_the_lesson() -> None:
-    steps = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8)
+    steps = mha.trace_shapes(batch=2, target_len=5, embed_dim=64, num_heads=8)
     shapes = {s.name: s.shape for s in steps}
     assert [s.name for s in steps] == [
         "x", "Q", "K", "V", "Q_heads", "K_heads", "V_heads",
@@ -28,7 +28,7 @@ def test_trace_follows_the_lesson() -> None:
 @pytest.mark.parametrize("heads", [1, 4, 64])
 def test_trace_matches_a_real_forward(heads: int) -> None:
     """The trace runs the package's steps, so it agrees with real tensors for any sizes."""
-    steps = {s.name: s for s in mha.trace_shapes(3, 4, 64, heads, source_seq=7)}
+    steps = {s.name: s for s in mha.trace_shapes(3, 4, 64, heads, source_len=7)}
     d = 64 // heads
     assert steps["K_heads"].shape == (3, heads, 7, d)
     assert steps["scores"].shape == (3, heads, 4, 7)

@@ -74,6 +74,8 @@ TORCH_NAMES = [
     ("torch.nn.functional.softmax", "function", _GEN),
     ("torch.nn.functional.dropout", "function", _GEN),
     ("torch.nn.functional.scaled_dot_product_attention", "function", _GEN),
+    ("torch.nn.attention.bias.causal_upper_left", "function", _GEN),
+    ("torch.nn.attention.bias.causal_lower_right", "function", _GEN),
     ("torch.nn.functional.multi_head_attention_forward", "function", _GEN),
     ("torch.testing.assert_close", "function", "testing.html"),
     ("torch.utils.flop_counter.FlopCounterMode", "class", _GEN),

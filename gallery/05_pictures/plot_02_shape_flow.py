@@ -140,7 +140,7 @@ print("arrows:", arrow_labels)
 # Cross-attention: a source of 7 tokens
 # -------------------------------------
 #
-# With ``source_seq=7`` the keys and values come from another sequence, ``S = 7``. The
+# With ``source_len=7`` the keys and values come from another sequence, ``S = 7``. The
 # trace, and so the picture, change where the code says they must: ``K`` and ``V`` become
 # ``(2, 7, 64)``, the scores and weights ``(2, 8, 5, 7)``, while the queries, the context and
 # the output keep the target length ``L = 5``. The boxes whose shape differs from the
@@ -148,7 +148,7 @@ print("arrows:", arrow_labels)
 # in red: the trace now starts from three inputs, the query input ``x`` and the ``key`` and
 # ``value`` inputs ``(2, 7, 64)``, the source sequence.
 
-cross = mha.trace_shapes(2, 5, 64, 8, source_seq=7)
+cross = mha.trace_shapes(2, 5, 64, 8, source_len=7)
 shapes = {s.name: s.shape for s in cross}
 assert shapes["K"] == shapes["V"] == (2, 7, 64)
 assert shapes["scores"] == shapes["attn_weights"] == (2, 8, 5, 7)

@@ -74,7 +74,7 @@ for E in widths:
         assert counter.get_total_flops() == counter_theirs.get_total_flops() == formula.total
         assert bmm == formula.scores + formula.weighted_sum
         assert weights.shape == (B, H, L, L)
-        assert weights.numel() == mha.attention_weight_elements(B, H, L, L)
+        assert weights.numel() == mha.attention_weight_elements(B, L, L, H)
         rows.append(
             {
                 "E": E,
@@ -126,9 +126,9 @@ one, many = rows[len(divisors(64))], rows[-1]
 assert (one["E"], one["H"], many["E"], many["H"]) == (E, 1, E, E)
 assert many["weights"] == E * one["weights"]
 for n_tokens in (16, 1024, 8192):
-    per_head = mha.attention_weight_elements(1, 1, n_tokens, n_tokens) * 4  # float32 bytes
+    per_head = mha.attention_weight_elements(1, n_tokens, n_tokens, 1) * 4  # float32 bytes
     print(f"L = S = {n_tokens:>5}: {per_head / 2**20:10.3f} MiB of weights per head and batch item")
-assert mha.attention_weight_elements(1, 1, 1024, 1024) * 4 == 4 * 2**20  # 4 MiB at L = 1024
+assert mha.attention_weight_elements(1, 1024, 1024, 1) * 4 == 4 * 2**20  # 4 MiB at L = 1024
 
 # %%
 # The fused path does not store them
@@ -160,7 +160,7 @@ class LargestTensor(TorchDispatchMode):
 
 module = mha.MultiHeadAttention(512, 8, batch_first=True, device=device).eval()
 x = torch.randn(1, 1024, 512, device=device)  # (B, L, E)
-n_weights = mha.attention_weight_elements(1, 8, 1024, 1024)
+n_weights = mha.attention_weight_elements(1, 1024, 1024, 8)
 with torch.no_grad():
     with LargestTensor() as explicit:
         module(x, x, x, need_weights=True)

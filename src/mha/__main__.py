@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
             args.seq,
             args.d_model,
             args.heads,
-            source_seq=args.source_seq,
-            kv_heads=args.kv_heads,
+            source_len=args.source_seq,
+            num_kv_heads=args.kv_heads,
         )
     except (TypeError, ValueError) as err:  # a usage error: exit status 2, no traceback
         parser.error(str(err))

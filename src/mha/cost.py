@@ -230,7 +230,7 @@ def attention_flops(
     )
 
 
-def attention_weight_elements(batch: int, num_heads: int, target_len: int, source_len: int) -> int:
+def attention_weight_elements(batch: int, target_len: int, source_len: int, num_heads: int) -> int:
     """Number of elements in the attention weights, ``B * H * L * S``.
 
     The explicit path keeps one ``L x S`` matrix of scores and one of weights per head, so this
@@ -241,12 +241,12 @@ def attention_weight_elements(batch: int, num_heads: int, target_len: int, sourc
     ----------
     batch : int
         ``B``.
-    num_heads : int
-        ``H``.
     target_len : int
         Query length ``L``.
     source_len : int
         Key length ``S``.
+    num_heads : int
+        ``H``.
 
     Returns
     -------
@@ -264,7 +264,7 @@ def attention_weight_elements(batch: int, num_heads: int, target_len: int, sourc
     Examples
     --------
     >>> import torch, mha
-    >>> mha.attention_weight_elements(2, 8, 5, 5)
+    >>> mha.attention_weight_elements(2, 5, 5, 8)
     400
     >>> module = mha.MultiHeadAttention(64, 8, batch_first=True)
     >>> x = torch.randn(2, 5, 64)
@@ -272,15 +272,15 @@ def attention_weight_elements(batch: int, num_heads: int, target_len: int, sourc
     400
     """
     B = positive_int(batch, "batch")
-    H = positive_int(num_heads, "num_heads")
     L = positive_int(target_len, "target_len")
     S = positive_int(source_len, "source_len")
+    H = positive_int(num_heads, "num_heads")
     return B * H * L * S
 
 
 def kv_cache_bytes(
     batch: int,
-    seq_len: int,
+    source_len: int,
     embed_dim: int,
     num_heads: int,
     num_kv_heads: int | None = None,
@@ -298,7 +298,7 @@ def kv_cache_bytes(
     ----------
     batch : int
         ``B``.
-    seq_len : int
+    source_len : int
         Cached positions ``S``.
     embed_dim : int
         Model width ``E``.
@@ -337,7 +337,7 @@ def kv_cache_bytes(
     True
     """
     B = positive_int(batch, "batch")
-    S = positive_int(seq_len, "seq_len")
+    S = positive_int(source_len, "source_len")
     D = check_heads(embed_dim, num_heads)
     G = 1 if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
     if not isinstance(dtype, torch.dtype):

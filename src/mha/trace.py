@@ -47,19 +47,19 @@ class ShapeStep:
 
 def trace_shapes(
     batch: int,
-    seq: int,
-    d_model: int,
-    heads: int,
+    target_len: int,
+    embed_dim: int,
+    num_heads: int,
     *,
-    source_seq: int | None = None,
-    kv_heads: int | None = None,
+    source_len: int | None = None,
+    num_kv_heads: int | None = None,
 ) -> list[ShapeStep]:
     """Trace the shape of every tensor through multi-head attention.
 
     The steps are the package's own functions run on ``meta`` tensors (shapes without data),
     so the table cannot drift from the code: if a step changed a shape, the trace would too.
-    In cross-attention (``source_seq`` given) the table starts with the ``key`` and ``value``
-    inputs ``(B, S, E)`` as well as ``x``. With ``kv_heads`` (grouped-query attention, as
+    In cross-attention (``source_len`` given) the table starts with the ``key`` and ``value``
+    inputs ``(B, S, E)`` as well as ``x``. With ``num_kv_heads`` (grouped-query attention, as
     :class:`mha.GroupedQueryAttention`) ``K`` and ``V`` have ``H_kv`` heads, and a step
     ``2b) repeat kv`` (:func:`mha.repeat_kv`) shows them repeated to ``H`` heads.
 
@@ -67,16 +67,16 @@ def trace_shapes(
     ----------
     batch : int
         ``B``.
-    seq : int
+    target_len : int
         Query length ``L``.
-    d_model : int
+    embed_dim : int
         Model width ``E``.
-    heads : int
-        Number of heads ``H``; must divide ``d_model``.
-    source_seq : int, optional
-        Key/value length ``S`` for cross-attention; defaults to ``seq``.
-    kv_heads : int, optional
-        Key/value heads ``H_kv``; must divide ``heads``. Defaults to ``heads``.
+    num_heads : int
+        Number of heads ``H``; must divide ``embed_dim``.
+    source_len : int, optional
+        Key/value length ``S`` for cross-attention; defaults to ``target_len``.
+    num_kv_heads : int, optional
+        Key/value heads ``H_kv``; must divide ``num_heads``. Defaults to ``num_heads``.
 
     Returns
     -------
@@ -88,8 +88,8 @@ def trace_shapes(
     TypeError
         If a size is not an integer (``True`` is not a size).
     ValueError
-        If a size is not positive, ``heads`` does not divide ``d_model``, ``kv_heads`` does
-        not divide ``heads``, or a tensor would hold more than ``2**63 - 1`` elements.
+        If a size is not positive, ``num_heads`` does not divide ``embed_dim``, ``num_kv_heads`` does
+        not divide ``num_heads``, or a tensor would hold more than ``2**63 - 1`` elements.
 
     See Also
     --------
@@ -98,47 +98,52 @@ def trace_shapes(
     Examples
     --------
     >>> import mha
-    >>> steps = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8)
+    >>> steps = mha.trace_shapes(batch=2, target_len=5, embed_dim=64, num_heads=8)
     >>> [(s.name, s.shape) for s in steps if s.step.startswith("2")]
     [('Q_heads', (2, 8, 5, 8)), ('K_heads', (2, 8, 5, 8)), ('V_heads', (2, 8, 5, 8))]
     >>> steps[0].shape == steps[-1].shape == (2, 5, 64)
     True
-    >>> gqa = mha.trace_shapes(batch=2, seq=5, d_model=64, heads=8, kv_heads=2)
+    >>> gqa = mha.trace_shapes(batch=2, target_len=5, embed_dim=64, num_heads=8, num_kv_heads=2)
     >>> [(s.name, s.letters, s.shape) for s in gqa if s.name.startswith("K")]
     [('K', '(B, S, H_kv*D)', (2, 5, 16)), ('K_heads', '(B, H_kv, S, D)', (2, 2, 5, 8)),
      ('K_repeated', '(B, H, S, D)', (2, 8, 5, 8))]
     """
     batch = positive_int(batch, "batch")
-    seq = positive_int(seq, "seq")
-    cross = source_seq is not None  # cross-attention: key and value are inputs of their own
-    source_seq = seq if source_seq is None else positive_int(source_seq, "source_seq")
-    d = check_heads(d_model, heads)
-    kv = heads if kv_heads is None else heads // check_kv_heads(heads, kv_heads)  # H_kv
+    target_len = positive_int(target_len, "target_len")
+    cross = source_len is not None  # cross-attention: key and value are inputs of their own
+    source_len = target_len if source_len is None else positive_int(source_len, "source_len")
+    d = check_heads(embed_dim, num_heads)
+    kv = (
+        num_heads if num_kv_heads is None else num_heads // check_kv_heads(num_heads, num_kv_heads)
+    )  # H_kv
     # the largest tensors: the packed projection (B, L|S, 3E) and the scores (B, H, L, S)
-    largest = max(batch * max(seq, source_seq) * 3 * d_model, batch * heads * seq * source_seq)
+    largest = max(
+        batch * max(target_len, source_len) * 3 * embed_dim,
+        batch * num_heads * target_len * source_len,
+    )
     if largest > _MAX_NUMEL:
         raise ValueError(
-            f"expected sizes whose tensors PyTorch can index, got batch={batch}, seq={seq}, "
-            f"source_seq={source_seq}, d_model={d_model}, heads={heads}: the largest tensor "
+            f"expected sizes whose tensors PyTorch can index, got batch={batch}, target_len={target_len}, "
+            f"source_len={source_len}, embed_dim={embed_dim}, num_heads={num_heads}: the largest tensor "
             f"would hold {largest:.3e} elements, more than 2**63 - 1"
         )
     meta = {"device": "meta"}
-    x = torch.empty(batch, seq, d_model, **meta)  # (B, L, E)
-    memory = x if source_seq == seq else torch.empty(batch, source_seq, d_model, **meta)
-    w = torch.empty(d_model, d_model, **meta)
-    w_kv = torch.empty(kv * d, d_model, **meta)  # (H_kv*D, E): w itself when H_kv = H
+    x = torch.empty(batch, target_len, embed_dim, **meta)  # (B, L, E)
+    memory = x if source_len == target_len else torch.empty(batch, source_len, embed_dim, **meta)
+    w = torch.empty(embed_dim, embed_dim, **meta)
+    w_kv = torch.empty(kv * d, embed_dim, **meta)  # (H_kv*D, E): w itself when H_kv = H
 
     q, k, v = project_qkv(x, memory, memory, w, w_kv, w_kv)
-    q_h = split_heads(q, heads)  # (B, H, L, D)
+    q_h = split_heads(q, num_heads)  # (B, H, L, D)
     k_h, v_h = split_heads(k, kv), split_heads(v, kv)  # (B, H_kv, S, D)
-    k_r, v_r = repeat_kv(k_h, heads), repeat_kv(v_h, heads)  # (B, H, S, D)
+    k_r, v_r = repeat_kv(k_h, num_heads), repeat_kv(v_h, num_heads)  # (B, H, S, D)
     scores = q_h @ k_r.transpose(-2, -1) / math.sqrt(q_h.shape[-1])
     context, weights = scaled_dot_product_attention(q_h, k_r, v_r)
     concat = merge_heads(context)
     out = project(concat, w)
 
-    kv_letters = "(B, S, E)" if kv_heads is None else "(B, S, H_kv*D)"
-    kv_head_letters = "(B, H, S, D)" if kv_heads is None else "(B, H_kv, S, D)"
+    kv_letters = "(B, S, E)" if num_kv_heads is None else "(B, S, H_kv*D)"
+    kv_head_letters = "(B, H, S, D)" if num_kv_heads is None else "(B, H_kv, S, D)"
     rows = [
         ("0) input", "x", x, "(B, L, E)"),
         *(
@@ -157,7 +162,7 @@ def trace_shapes(
                 ("2b) repeat kv", "K_repeated", k_r, "(B, H, S, D)"),
                 ("2b) repeat kv", "V_repeated", v_r, "(B, H, S, D)"),
             ]
-            if kv_heads is not None
+            if num_kv_heads is not None
             else []
         ),
         ("3) attend", "scores", scores, "(B, H, L, S)"),
