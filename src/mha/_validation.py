@@ -17,6 +17,7 @@ __all__ = [
     "check_kv_heads",
     "check_tensor",
     "head_counts",
+    "integer",
     "positive_int",
 ]
 
@@ -46,14 +47,19 @@ def check_dim(x: Tensor, name: str, dims: tuple[int, ...], layout: str, error=Va
         )
 
 
-def positive_int(value: object, name: str) -> int:
-    """``value`` as an int if it is a positive integer (a Python, NumPy or 0-d tensor one)."""
+def integer(value: object, name: str) -> int:
+    """``value`` as an int if it is an integer (a Python, NumPy or 0-d tensor one), not a bool."""
     if isinstance(value, bool):
         raise TypeError(f"expected {name} to be an int, got bool ({value})")
     try:
-        value = operator.index(value)
+        return operator.index(value)
     except TypeError:
         raise TypeError(f"expected {name} to be an int, got {type(value).__name__}") from None
+
+
+def positive_int(value: object, name: str) -> int:
+    """``value`` as an int if it is a positive integer (see :func:`integer`)."""
+    value = integer(value, name)
     if value <= 0:
         raise ValueError(f"expected {name} to be a positive int, got {name}={value}")
     return value

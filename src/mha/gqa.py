@@ -31,7 +31,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from mha._validation import check_bool, check_dim, check_kv_heads, check_tensor, positive_int
+from mha._validation import (
+    check_bool,
+    check_dim,
+    check_kv_heads,
+    check_tensor,
+    integer,
+    positive_int,
+)
 from mha.functional import (
     causal_mask,
     check_heads,
@@ -199,8 +206,7 @@ class KVCache:
         >>> len(cache), tuple(cache.keys.shape), cache.capacity
         (3, (1, 2, 3, 8), 16)
         """
-        if isinstance(length, bool) or not isinstance(length, int):
-            raise TypeError(f"expected length to be an int, got {type(length).__name__}")
+        length = integer(length, "length")
         if not 0 <= length <= self._length:
             raise ValueError(
                 f"expected 0 <= length <= len(cache) = {self._length}, got length={length}; "
