@@ -115,9 +115,10 @@ def kernel_profile(session: nox.Session) -> Path:
 def tests(session: nox.Session) -> None:
     """Run the test suite and every docstring example (pytest, warnings are errors).
 
-    One pytest worker per core (pytest-xdist), each torch on one thread.
+    One pytest worker per core (pytest-xdist), each torch on one thread. The docs extra is
+    installed too: the tests of the site's own extensions (docs/_ext) build small pages.
     """
-    python = shared_env(session, "test")
+    python = shared_env(session, "docs,test")
     # The catalog checks need Sphinx and the built site's gallery: nox -s translations runs them.
     ignore = "--ignore=tests/test_catalogs.py"
     workers = ("--numprocesses", str(cores()))

@@ -14,6 +14,10 @@ side by side; only each kernel's start (about a second) waits for the other's.
 
 As a Sphinx extension it locks ``<doctree dir>/kernel-start.lock``, shared by the processes of
 one build; the downloads check calls the function with a file in its own temporary folder.
+
+The kernel also warns, on every start, that it listens on local TCP: noise in the build's
+log. ``nox -s docs`` points ``IPYTHONDIR`` at a profile that lowers the kernel's log level; a
+plain ``sphinx-build`` gets the same profile from this extension, beside the build's output.
 """
 
 from __future__ import annotations
@@ -64,8 +68,23 @@ def serialize_kernel_starts(lock_file: str | Path) -> None:
     setattr(client, _LOCKED, state)
 
 
+KERNEL_CONFIG = 'c.IPKernelApp.log_level = "ERROR"\n'
+
+
+def quiet_kernel_profile(folder: Path) -> Path:
+    """Write an IPython profile in ``folder`` whose kernels log errors only; return ``folder``."""
+    config = folder / "profile_default" / "ipython_kernel_config.py"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(KERNEL_CONFIG)
+    return folder
+
+
 def _lock_beside_doctrees(app) -> None:
     serialize_kernel_starts(Path(app.doctreedir) / "kernel-start.lock")
+    # the kernels inherit the build's environment: figures drawn without a display
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    if "IPYTHONDIR" not in os.environ:
+        os.environ["IPYTHONDIR"] = str(quiet_kernel_profile(Path(app.doctreedir) / "ipython"))
 
 
 def setup(app):

@@ -8,8 +8,8 @@ site serves that version to narrow screens through ``<picture>``.
 
 * :func:`scraper` is the gallery's image scraper: sphinx-gallery's own, plus the phone
   versions saved beside its images (``<name>_phone.png`` and ``<name>_phone_2_00x.png``).
-* :func:`pictures` rewrites a page's ``<img>`` of a gallery figure into a ``<picture>`` whose
-  first source is the phone version.
+* :func:`pictures` turns a page's ``<img>`` of a gallery figure into a ``<picture>`` whose
+  first source is the phone version (the page body edited as a tree, see ``page_rules``).
 """
 
 from __future__ import annotations
@@ -231,8 +231,8 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
 
 # ---- Pages: <picture> with the phone version first ----------------------------------------------
 
-_IMG = re.compile(r"<img\b[^>]*>")
-_SRC = re.compile(r'\bsrc="(?P<dir>[^"]*?)(?P<name>sphx_glr_\w+?_\d{3})\.png"')
+# a gallery figure's file name in an <img>'s src (an attribute's text)
+_SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})\.png$")
 
 
 def _sources(srcdir: Path) -> dict[str, Path]:
@@ -240,11 +240,30 @@ def _sources(srcdir: Path) -> dict[str, Path]:
     return {p.name: p for p in srcdir.glob("auto_examples/*/images/sphx_glr_*.png")}
 
 
+def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
+    """The page's gallery figures that have a phone version."""
+    from docutils import nodes
+
+    found = 0
+    for image in doctree.findall(nodes.image):
+        match = _SRC.match(Path(image["uri"]).name)
+        if match and all(p.name in sources for p in phone_paths(Path(f"{match['name']}.png"))):
+            found += 1
+    return found
+
+
 def pictures(app, pagename, templatename, context, doctree) -> None:
     """Serve each gallery figure of the page at 2x where it is missing, and its phone version
-    to screens of at most 540 px."""
-    body = context.get("body")
-    if not body or "sphx_glr_" not in body:
+    to screens of at most 540 px.
+
+    The page body is edited as a tree (:func:`page_rules.body`). A page whose doctree holds a
+    gallery figure with a phone version, and where no ``<img>`` became a ``<picture>``, gets a
+    warning (:func:`page_rules.unmatched`).
+    """
+    from page_rules import body, unmatched  # the layout above needs only matplotlib
+
+    soup = body(context)
+    if soup is None:
         return
     sources = _sources(Path(app.srcdir))
     images = Path(app.outdir) / app.builder.imagedir
@@ -258,26 +277,29 @@ def pictures(app, pagename, templatename, context, doctree) -> None:
             shutil.copy2(sources[name], target)
         return True
 
-    def rewrite(match: re.Match) -> str:
-        tag = match.group(0)
-        src = _SRC.search(tag)
-        if src is None or "_images/" not in src.group("dir"):
-            return tag
-        folder, name = src.group("dir"), src.group("name")
-        if "srcset=" not in tag and copy(f"{name}_2_00x.png"):
-            tag = tag.replace(
-                src.group(0),
-                f'{src.group(0)} srcset="{folder}{name}.png, {folder}{name}_2_00x.png 2x"',
-            )
+    served = 0
+    for img in soup.find_all("img"):
+        src = _SRC.match(img.get("src", ""))
+        if src is None or "_images/" not in src["dir"]:
+            continue
+        folder, name = src["dir"], src["name"]
+        if "srcset" not in img.attrs and copy(f"{name}_2_00x.png"):
+            img["srcset"] = f"{folder}{name}.png, {folder}{name}_2_00x.png 2x"
         phone, phone2 = (p.name for p in phone_paths(Path(f"{name}.png")))
         if not (copy(phone) and copy(phone2)):
-            return tag
-        source = f'<source media="{PHONE_MEDIA}" srcset="{folder}{phone}, {folder}{phone2} 2x">'
-        return f"<picture>{source}{tag}</picture>"
-
-    context["body"] = _IMG.sub(rewrite, body)
+            continue
+        picture = soup.new_tag("picture")
+        source = soup.new_tag(
+            "source", media=PHONE_MEDIA, srcset=f"{folder}{phone}, {folder}{phone2} 2x"
+        )
+        img.wrap(picture)
+        img.insert_before(source)
+        served += 1
+    if doctree is not None and served == 0 and _expected_pictures(doctree, sources):
+        unmatched("phone figures", pagename, "a gallery figure's <img> to serve as <picture>")
 
 
 def setup(app):
+    app.setup_extension("page_rules")
     app.connect("html-page-context", pictures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

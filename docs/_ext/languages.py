@@ -1,0 +1,77 @@
+"""The site's two editions, English and Chinese, built from one source tree.
+
+``nox -s docs`` builds the site twice into ``_build/html/<language>``: English, then Chinese
+with ``-D language=zh_CN`` from the gettext catalogs. This extension does what that layout and
+the Chinese edition need beyond the catalogs:
+
+- the theme's search placeholder, the footer's copyright holder and myst-nb's toggle of a
+  folded cell ("Show code cell content") are configuration values, not catalog entries: the
+  Chinese build gets them in Chinese (:data:`ZH_CONFIG`);
+- Sphinx 9.0's Chinese search writes ``window.Stemmer = ChineseStemmer``, a name its
+  ``language_data.js`` never defines, so search fails on every Chinese page; the search class
+  registered here stems Latin words as English, under a name that exists;
+- myst-nb writes its executed notebooks to ``<output folder>/../jupyter_execute``, which for
+  ``_build/html/en`` lies inside the published site: both languages write them to
+  ``_build/jupyter_execute`` instead;
+- on Read the Docs each language is its own project (the Chinese one a translation of the
+  English one), so the language switcher links to the other project's root.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+LANGUAGE_FOLDERS = ("en", "zh_CN")  # _build/html/<folder>
+ZH_CONFIG = {
+    "copyright": "2026，mha 的作者们",
+    "nb_code_prompt_show": "显示折叠的代码单元格",
+    "nb_code_prompt_hide": "折叠代码单元格",
+}
+ZH_SEARCH_PLACEHOLDER = "搜索文档……"
+
+
+def is_chinese(config) -> bool:
+    return (config.language or "en").lower().startswith("zh")
+
+
+def _chinese_theme_text(app, config) -> None:
+    if is_chinese(config):
+        options = {**config.html_theme_options, "search_bar_text": ZH_SEARCH_PLACEHOLDER}
+        config.html_theme_options = options
+        for name, value in ZH_CONFIG.items():
+            setattr(config, name, value)
+
+
+def _other_language_on_read_the_docs(app, config) -> None:
+    canonical = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+    current = os.environ.get("READTHEDOCS_LANGUAGE", "")
+    if canonical and current and f"/{current}/" in canonical:
+        other = "en" if is_chinese(config) else "zh-cn"
+        root = canonical.replace(f"/{current}/", f"/{other}/", 1)
+        config.html_context["mha_other_language_root"] = root
+
+
+def _notebooks_beside_the_site(app) -> None:
+    outdir = Path(app.outdir)
+    if outdir.name in LANGUAGE_FOLDERS and hasattr(app.env, "mystnb_config"):
+        folder = outdir.parent.parent / "jupyter_execute"
+        app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
+
+
+def _chinese_search() -> type:
+    """Sphinx's Chinese search (jieba, when installed), with a stemmer name that exists."""
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseEnglishStemmer(SearchChinese):
+        language_name = "English"  # -> window.Stemmer = EnglishStemmer
+
+    return SearchChineseEnglishStemmer
+
+
+def setup(app):
+    app.add_search_language(_chinese_search())
+    app.connect("config-inited", _other_language_on_read_the_docs)
+    app.connect("config-inited", _chinese_theme_text)
+    app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
