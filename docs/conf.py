@@ -43,6 +43,7 @@ extensions = [
     "sphinx-mathjax-offline",  # MathJax 3 served from _static, not from a CDN
     "phone_figures",  # each gallery figure also laid out for a phone, served by <picture>
     "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
+    "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
 ]
 
 exclude_patterns = [
@@ -447,51 +448,15 @@ _GALLERY_UI_ZH = [
         ("Download zipped:", "下载压缩包："),
     )
 ]
-# The Performance page's benchmark table is written by a notebook cell, run once for both
-# languages: its headers and goal marks are English in the HTML.
-_BENCH_TABLE_ZH = {
-    "<th>mode</th>": "<th>模式</th>",
-    "<th>ratio</th>": "<th>耗时比</th>",
-    "<th>goal</th>": "<th>目标</th>",
-    "<th>GFLOP/s mha</th>": "<th>mha 的 GFLOP/s</th>",
-    "<th>GFLOP/s torch</th>": "<th>torch 的 GFLOP/s</th>",
-    "<th>mha / roofline</th>": "<th>mha / 峰值</th>",
-    ">goal met<": ">达到目标<",
-    ">goal missed<": ">未达到目标<",
-}
-
-# The Performance page's figures are raw HTML (for their 2x versions), whose alt text the
-# catalogs do not see: the Chinese pages get it here, by file name.
-_BENCH_ALT_ZH = {
-    "speed": "三个上下排列的柱状图，分别是推理、训练和逐头权重：在三种形状下、batch_first=True 和 "
-    "False 时 mha 与 torch 的耗时比，并画出目标线；除了 batch_first=True 时 (8, 256, 512, 8) 的推理"
-    "（0.85，目标 0.75，以斜线标出）之外，每根柱子都低于目标。",
-    "memory": "一次前向计算的峰值内存随序列长度（1024 到 8192）的变化，双对数坐标：融合路径线性增长，"
-    "约到 42 MiB；显式路径二次增长，约到 1.3 GiB。",
-    "gqa": "两个柱状图。左图为对数坐标：S = 2048 时，一次使用缓存的解码步耗时 1.2 ms，而重新计算整个序列"
-    "需要 516 ms。右图：解码 2048 个词元，预分配缓存耗时 6.0 s，拼接方式耗时 7.3 s。",
-}
-_BENCH_IMG = re.compile(r'(<img src="\.\./_static/bench/(\w+)\.png"[^>]*? alt=")[^"]*(")')
 
 
 def _chinese_ui_strings(app, pagename, templatename, context, doctree) -> None:
-    """Put sphinx-gallery's lines and the benchmark table's headers into Chinese."""
+    """Put sphinx-gallery's lines into Chinese."""
     if not (app.config.language or "en").lower().startswith("zh") or "body" not in context:
         return
     body = context["body"]
     for pattern, replacement in _GALLERY_UI_ZH:
         body = pattern.sub(replacement, body)
-    if "bench-table" in body:
-        for english, chinese in _BENCH_TABLE_ZH.items():
-            body = body.replace(english, chinese)
-    body = _BENCH_IMG.sub(
-        lambda m: (
-            m.group(1) + _BENCH_ALT_ZH[m.group(2)] + m.group(3)
-            if m.group(2) in _BENCH_ALT_ZH
-            else m.group(0)
-        ),
-        body,
-    )
     # The API reference stays in English, but the links to it (cards, breadcrumbs, next and
     # previous) name it in Chinese, as the navbar does.
     context["body"] = body.replace(">API reference<", ">API 参考<")
