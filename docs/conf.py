@@ -51,6 +51,7 @@ extensions = [
     "package_hash",  # examples and notebooks run again when the package changes
     "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
     "api_reference",  # every public name has a reference page
+    "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
 ]
 
 exclude_patterns = [

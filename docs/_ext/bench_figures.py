@@ -1,0 +1,496 @@
+"""The Performance page's benchmark figures and speed table, written from the benchmark's JSON.
+
+``nox -s bench -- --update-docs`` writes ``results.json`` and ``gqa.json`` beside the figures in
+``docs/_static/bench/``. A measured number is written once, by the program that measured it: the
+page reads it from there, never from a number typed into the page or ``conf.py``. So the
+figures' alt text and the speed table are written by two directives at build time:
+
+* ```` ```{bench-figure} speed ```` (or ``memory``, ``gqa``) writes the figure as a ``<picture>``:
+  its phone version for screens of at most 540 px (``<name>_phone.png``, ``@2x``), the column
+  version at 1x and 2x, its width in pixels read from the PNG, and an alt text that states the
+  figure's facts (which bars miss their goal, the largest peaks, the decode times) with every
+  number taken from the JSON;
+* ```` ```{bench-table} ```` writes the speed table of ``results.json``: one row per
+  measurement, the rows that missed their goal marked.
+
+Translation. The sentences and headers are templates with named placeholders (``{ratio}``),
+held by the directive's node, a :class:`sphinx.addnodes.translatable` (as a toctree's caption
+is). Sphinx's gettext builder extracts them into the page's own catalog
+(``locale/<language>/LC_MESSAGES/explanation/performance.po``), where ``nox -s translations``
+checks them with the page's other text; the i18n transform hands the node the translated
+templates, and only then, when the page is written, are the numbers filled in. A catalog
+therefore holds no number, and a new benchmark run leaves every entry current. (A catalog of
+the extension's own, ``app.add_message_catalog``, would need a separate extraction and
+compilation step that the gettext builder does not do, and a check of its own.) A translation
+whose placeholders differ from its template's is reported, and the English template is used.
+
+Errors: a missing JSON or figure file, or a JSON without a key that a directive needs, is a
+warning naming the file and the key (the site builds with ``-W``: the build fails).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import string
+import struct
+from pathlib import Path, PurePosixPath
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.osutil import relative_uri
+
+logger = logging.getLogger(__name__)
+
+PHONE_MEDIA = "(max-width: 540px)"  # the theme's one-column layout (as phone_figures.py)
+PHONE_SUFFIX = "_phone"
+# which JSON each figure states its facts from (both in ``bench_figures_dir``)
+FIGURE_DATA = {"speed": "results.json", "memory": "results.json", "gqa": "gqa.json"}
+TABLE_DATA = "results.json"
+
+# ---- The templates -----------------------------------------------------------------------------
+# English, with named placeholders; each page's catalog translates them. Keep the set of
+# templates independent of the data: a catalog must not change when the benchmark runs again.
+
+NUMBER_WORDS = {
+    2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
+    10: "ten",
+}  # fmt: skip
+LIST_TEMPLATES = {"list_next": "{head}, {next}", "list_last": "{head} and {last}"}
+# the benchmark's modes (results.json "modes"), as the speed figure's alt text names them
+MODE_LABELS = {
+    "mode_inference": "inference",
+    "mode_training": "training",
+    "mode_weights": "per-head weights",
+}
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "speed": {
+        "alt": "{charts}, {modes}: the time ratio mha / torch at {shapes} for batch_first=True "
+        "and False, with the goal lines; {verdict}",
+        "charts_one": "one bar chart",
+        "charts_many": "{count} stacked bar charts",
+        "shapes_one": "one shape",
+        "shapes_many": "{count} shapes",
+        "all_met": "every bar is below its goal.",
+        "one_missed": "every bar is below its goal except {misses}, which is hatched.",
+        "many_missed": "every bar is below its goal except {misses}, which are hatched.",
+        "miss": "{mode} at {shape} with batch_first={batch_first}, {ratio} against {goal}",
+        **MODE_LABELS,
+        **LIST_TEMPLATES,
+        **{f"number_{n}": word for n, word in NUMBER_WORDS.items()},
+    },
+    "memory": {
+        "alt": "Peak memory of one forward pass against the sequence length from {shortest} to "
+        "{longest}, log-log: the fused path grows {fused}, to about {fused_peak}, the explicit "
+        "path {explicit}, to about {explicit_peak}.",
+        "growth_1": "linearly",
+        "growth_2": "quadratically",
+        "growth_power": "as L^{exponent}",
+    },
+    "gqa": {
+        "alt": "Two bar charts. Left, on a log scale: one cached decode step at S = {seq} takes "
+        "{step} against {recompute} to recompute the whole sequence. Right: decoding {seq} "
+        "tokens takes {preallocated} with the preallocated cache against {concatenate} with "
+        "concatenation.",
+    },
+    "table": {
+        "mode": "mode",
+        "ratio": "ratio",
+        "goal": "goal",
+        "gflops_mha": "GFLOP/s mha",
+        "gflops_torch": "GFLOP/s torch",
+        "of_roofline": "mha / roofline",
+        "met": "goal met",
+        "missed": "goal missed",
+    },
+}
+# the speed table's columns: a template's key, or a header that no language translates
+TABLE_COLUMNS = (
+    "mode", "(B, L, E, H)", "batch_first", "ratio", "goal", "gflops_mha", "gflops_torch",
+    "of_roofline",
+)  # fmt: skip
+
+
+class BenchDataError(Exception):
+    """The benchmark's JSON or a figure file lacks what a directive needs."""
+
+
+def _placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+class Messages:
+    """A directive's templates in the page's language, filled in with :meth:`format`.
+
+    ``translations`` maps a template's key to its translation; a missing key keeps the
+    English template, and so does a translation whose placeholders differ from it (``bad``
+    lists those, for a warning).
+    """
+
+    def __init__(self, templates: dict[str, str], translations: dict[str, str] | None = None):
+        self.templates = templates
+        self.text: dict[str, str] = {}
+        self.bad: list[str] = []
+        for key, english in templates.items():
+            translated = (translations or {}).get(key, english)
+            if _placeholders(translated) != _placeholders(english):
+                self.bad.append(
+                    f"the translation of {english!r} should use the placeholders "
+                    f"{sorted(_placeholders(english))}, got {translated!r}"
+                )
+                translated = english
+            self.text[key] = translated
+
+    def format(self, key: str, **values: object) -> str:
+        return self.text[key].format(**values)
+
+    def count(self, n: int) -> str:
+        return self.text[f"number_{n}"] if f"number_{n}" in self.text else str(n)
+
+    def join(self, items: list[str]) -> str:
+        """``a``, ``a and b``, ``a, b and c`` (in the page's language)."""
+        if len(items) <= 1:
+            return "".join(items)
+        head = items[0]
+        for item in items[1:-1]:
+            head = self.format("list_next", head=head, next=item)
+        return self.format("list_last", head=head, last=items[-1])
+
+
+# ---- Reading the JSON ----------------------------------------------------------------------------
+
+
+def _get(value: object, where: str, *keys: str) -> object:
+    """``value[keys[0]][keys[1]]...``, or a :class:`BenchDataError` naming the missing key."""
+    for key in keys:
+        if not (isinstance(value, dict) and key in value):
+            got = f"keys {sorted(value)}" if isinstance(value, dict) else json.dumps(value)[:60]
+            raise BenchDataError(f"expected key {key!r} in {where}, got {got}")
+        value = value[key]
+        where += f"[{key!r}]"
+    return value
+
+
+def load(path: Path, shown: str) -> dict:
+    """The JSON at ``path`` (``shown`` names it in errors)."""
+    if not path.is_file():
+        raise BenchDataError(
+            f"expected the benchmark's results in {shown}, got no such file "
+            "(nox -s bench -- --update-docs writes it)"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise BenchDataError(f"expected JSON in {shown}, got {error}") from None
+    if not isinstance(data, dict):
+        raise BenchDataError(f"expected a JSON object in {shown}, got {type(data).__name__}")
+    return data
+
+
+def _shape(row: dict, where: str) -> tuple[int, ...]:
+    return tuple(_get(row, where, k) for k in ("B", "L", "E", "H"))
+
+
+def speed_rows(results: dict, where: str) -> list[tuple[dict, str]]:
+    """The speed rows in the table's order (by mode, then batch_first=True first), each with
+    its place in the JSON for errors. Every row has the keys the table and alt text read."""
+    modes = list(_get(results, where, "modes"))
+    rows = _get(results, where, "speed")
+    if not isinstance(rows, list) or not rows:
+        raise BenchDataError(f"expected a list of measurements in {where}['speed'], got {rows!r}")
+    placed = []
+    for i, row in enumerate(rows):
+        at = f"{where}['speed'][{i}]"
+        for key in ("mode", "batch_first", "ratio", "goal", "passed", "ours_gflops",
+                    "torch_gflops", "ours_of_roofline", "B", "L", "E", "H"):  # fmt: skip
+            _get(row, at, key)
+        if row["mode"] not in modes:
+            raise BenchDataError(f"expected {at}['mode'] among {modes}, got {row['mode']!r}")
+        placed.append((row, at))
+    return sorted(placed, key=lambda p: (modes.index(p[0]["mode"]), not p[0]["batch_first"]))
+
+
+# ---- What the directives write --------------------------------------------------------------------
+
+
+def speed_alt(results: dict, where: str, messages: Messages) -> str:
+    """The speed figure's alt text: its panels, its shapes, and every bar that misses its goal."""
+    modes = list(_get(results, where, "modes"))
+    labels = []
+    for mode in modes:
+        if f"mode_{mode}" not in messages.text:
+            known = [k.removeprefix("mode_") for k in MODE_LABELS]
+            raise BenchDataError(f"expected the modes of {where} among {known}, got {mode!r}")
+        labels.append(messages.text[f"mode_{mode}"])
+    rows = speed_rows(results, where)
+    shapes = list(dict.fromkeys(_shape(row, at) for row, at in rows))
+    misses = [
+        messages.format(
+            "miss",
+            mode=messages.text[f"mode_{row['mode']}"],
+            shape=_shape(row, at),
+            batch_first=row["batch_first"],
+            ratio=f"{row['ratio']:.2f}",
+            goal=f"{row['goal']:.2f}",
+        )
+        for row, at in rows
+        if not row["passed"]
+    ]
+    if not misses:
+        verdict = messages.format("all_met")
+    else:
+        verdict = messages.format(
+            "one_missed" if len(misses) == 1 else "many_missed", misses=messages.join(misses)
+        )
+    charts = (
+        messages.format("charts_one")
+        if len(modes) == 1
+        else messages.format("charts_many", count=messages.count(len(modes)))
+    )
+    shapes_text = (
+        messages.format("shapes_one")
+        if len(shapes) == 1
+        else messages.format("shapes_many", count=messages.count(len(shapes)))
+    )
+    alt = messages.format(
+        "alt", charts=charts, modes=messages.join(labels), shapes=shapes_text, verdict=verdict
+    )
+    return alt[:1].upper() + alt[1:]
+
+
+def _mib(mib: float) -> str:
+    return f"{mib:.0f} MiB" if mib < 1024 else f"{mib / 1024:.1f} GiB"
+
+
+def _growth(exponent: float, messages: Messages) -> str:
+    """How a peak grows with L: linearly or quadratically (within 0.25), else as L^k."""
+    nearest = round(exponent)
+    if f"growth_{nearest}" in messages.text and abs(exponent - nearest) <= 0.25:
+        return messages.format(f"growth_{nearest}")
+    return messages.format("growth_power", exponent=f"{exponent:.1f}")
+
+
+def memory_alt(results: dict, where: str, messages: Messages) -> str:
+    """The memory figure's alt text: the lengths, each path's growth and its largest peak."""
+    memory = _get(results, where, "memory")
+    where += "['memory']"
+    points = _get(memory, where, "points")
+    if not isinstance(points, list) or not points:
+        raise BenchDataError(f"expected a list of points in {where}['points'], got {points!r}")
+    peaks: dict[str, dict[int, float]] = {"fused": {}, "explicit": {}}
+    for i, point in enumerate(points):
+        at = f"{where}['points'][{i}]"
+        path, length = _get(point, at, "path"), _get(point, at, "L")
+        peaks.setdefault(path, {})[length] = _get(point, at, "peak_mib")
+    for path in ("fused", "explicit"):
+        if not peaks[path]:
+            raise BenchDataError(f"expected points of the {path} path in {where}['points']")
+    lengths = sorted({length for by_length in peaks.values() for length in by_length})
+    values = {}
+    for path in ("fused", "explicit"):
+        exponent = _get(memory, where, "growth_exponent", path)
+        values[path] = _growth(exponent, messages)
+        values[f"{path}_peak"] = _mib(peaks[path][max(peaks[path])])
+    return messages.format("alt", shortest=lengths[0], longest=lengths[-1], **values)
+
+
+def _duration(ms: float) -> str:
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def gqa_alt(results: dict, where: str, messages: Messages) -> str:
+    """The GQA figure's alt text: a decode step against recomputing, and the two caches."""
+    g = _get(results, where, "gqa")
+    where += "['gqa']"
+    return messages.format(
+        "alt",
+        seq=_get(g, where, "seq"),
+        step=_duration(_get(g, where, "decode", "step_ms")),
+        recompute=_duration(_get(g, where, "decode", "recompute_ms")),
+        preallocated=_duration(_get(g, where, "design", "preallocated", "decode_all_ms")),
+        concatenate=_duration(_get(g, where, "design", "concatenate", "decode_all_ms")),
+    )
+
+
+ALT_TEXT = {"speed": speed_alt, "memory": memory_alt, "gqa": gqa_alt}
+
+
+def figure_names(kind: str) -> dict[str, str]:
+    """The four files of a figure: column and phone versions, each at 1x and 2x."""
+    return {
+        "1x": f"{kind}.png",
+        "2x": f"{kind}@2x.png",
+        "phone": f"{kind}{PHONE_SUFFIX}.png",
+        "phone2x": f"{kind}{PHONE_SUFFIX}@2x.png",
+    }
+
+
+def png_width(path: Path, shown: str) -> int:
+    """The width in pixels of the PNG at ``path``, from its header."""
+    if not path.is_file():
+        raise BenchDataError(f"expected the figure {shown}, got no such file")
+    head = path.read_bytes()[:24]
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        raise BenchDataError(f"expected a PNG image in {shown}, got other bytes")
+    return struct.unpack(">I", head[16:20])[0]
+
+
+def picture_html(folder_url: str, kind: str, width: int, alt: str) -> str:
+    """The ``<picture>``: the phone version on narrow screens, else the column version."""
+    files = {k: f"{folder_url}/{name}" for k, name in figure_names(kind).items()}
+    source = f'<source media="{PHONE_MEDIA}" srcset="{files["phone"]} 1x, {files["phone2x"]} 2x">'
+    img = (
+        f'<img src="{files["1x"]}" srcset="{files["1x"]} 1x, {files["2x"]} 2x" '
+        f'width="{width}" alt="{html.escape(alt, quote=True)}">'
+    )
+    return f"<p><picture>{source}{img}</picture></p>"
+
+
+def table_html(results: dict, where: str, messages: Messages) -> str:
+    """The speed table: a row per measurement, by mode, a missed goal marked on its row."""
+    head = "".join(
+        f"<th>{html.escape(messages.text.get(column, column))}</th>" for column in TABLE_COLUMNS
+    )
+    marks = {
+        True: f'<span class="bench-met">✓ <span>{html.escape(messages.text["met"])}</span></span>',
+        False: '<span class="bench-missed">✗ '
+        f"<span>{html.escape(messages.text['missed'])}</span></span>",
+    }
+    body = []
+    for row, at in speed_rows(results, where):
+        cells = (
+            row["mode"],
+            _shape(row, at),
+            row["batch_first"],
+            f"<b>{row['ratio']:.2f}</b>",
+            f"≤ {row['goal']:.2f} {marks[bool(row['passed'])]}",
+            f"{row['ours_gflops']:.1f}",
+            f"{row['torch_gflops']:.1f}",
+            f"{100 * row['ours_of_roofline']:.0f} %",
+        )
+        opening = "<tr>" if row["passed"] else '<tr class="bench-missed-row">'
+        body.append(opening + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    return (
+        '<div class="pst-scrollable-table-container"><table class="table bench-table">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+# ---- The node and the directives ----------------------------------------------------------------
+
+
+class bench_output(nodes.General, nodes.Element, addnodes.translatable):
+    """A benchmark figure or table to write: its kind and its templates, translated.
+
+    ``templates`` (key -> English) never changes, so the gettext builder extracts the
+    English; the i18n transform puts the page's language into ``translations``.
+    """
+
+    def preserve_original_messages(self) -> None:
+        self.setdefault("translations", dict(self["templates"]))
+
+    def apply_translated_message(self, original_message: str, translated_message: str) -> None:
+        translations = dict(self.get("translations", self["templates"]))
+        for key, english in self["templates"].items():
+            if english == original_message:
+                translations[key] = translated_message
+        self["translations"] = translations
+
+    def extract_original_messages(self) -> list[str]:
+        return list(dict.fromkeys(self["templates"].values()))
+
+
+class _BenchDirective(SphinxDirective):
+    has_content = False
+
+    def _node(self, kind: str, data: str, files: list[str]) -> list[nodes.Node]:
+        folder = self.config.bench_figures_dir
+        for name in (data, *files):  # a new result re-reads the page (a missing one: always)
+            self.env.note_dependency(Path(self.env.srcdir, folder, name))
+        node = bench_output(kind=kind, data=data, templates=dict(TEMPLATES[kind]))
+        self.set_source_info(node)
+        return [node]
+
+
+class BenchFigure(_BenchDirective):
+    """```` ```{bench-figure} speed ````: a benchmark figure, its alt text from the JSON."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        kind = self.arguments[0]
+        if kind not in FIGURE_DATA:
+            logger.warning(
+                "bench-figure: expected one of %s, got %r",
+                ", ".join(FIGURE_DATA),
+                kind,
+                location=self.get_location(),
+            )
+            return []
+        return self._node(kind, FIGURE_DATA[kind], list(figure_names(kind).values()))
+
+
+class BenchTable(_BenchDirective):
+    """```` ```{bench-table} ````: the speed table of results.json."""
+
+    def run(self) -> list[nodes.Node]:
+        return self._node("table", TABLE_DATA, [])
+
+
+def _label(node: bench_output) -> str:
+    """How warnings name a node: ``bench-table`` or ``bench-figure speed``."""
+    return "bench-table" if node["kind"] == "table" else f"bench-figure {node['kind']}"
+
+
+def render(node: bench_output, srcdir: Path, folder: str, page_url: str) -> str:
+    """The HTML of ``node``; ``page_url`` is the page's URL relative to the site's root."""
+    kind, data = node["kind"], node["data"]
+    messages = Messages(node["templates"], node.get("translations"))
+    for problem in messages.bad:
+        logger.warning("%s: %s", _label(node), problem, location=node)
+    shown = str(PurePosixPath(folder, data))
+    results = load(Path(srcdir, folder, data), shown)
+    if kind == "table":
+        return table_html(results, shown, messages)
+    names = figure_names(kind)
+    for name in names.values():
+        if not Path(srcdir, folder, name).is_file():
+            raise BenchDataError(
+                f"expected the figure {PurePosixPath(folder, name)}, got no such file"
+            )
+    width = png_width(Path(srcdir, folder, names["1x"]), str(PurePosixPath(folder, names["1x"])))
+    alt = ALT_TEXT[kind](results, shown, messages)
+    return picture_html(relative_uri(page_url, folder), kind, width, alt)
+
+
+def write_outputs(app, doctree: nodes.document, docname: str) -> None:
+    """Replace each benchmark node by its HTML, in the page's language (after translation).
+
+    The gettext builder keeps the nodes: it extracts their templates.
+    """
+    if app.builder.name == "gettext":
+        return
+    page_url = app.builder.get_target_uri(docname)
+    for node in list(doctree.findall(bench_output)):
+        try:
+            markup = render(node, Path(app.srcdir), app.config.bench_figures_dir, page_url)
+        except BenchDataError as error:
+            logger.warning("%s: %s", _label(node), error, location=node)
+            node.parent.remove(node)
+            continue
+        node.replace_self(nodes.raw("", markup, format="html"))
+
+
+def setup(app):
+    # the folder of the figures and JSON, relative to the source folder; under
+    # html_static_path, so served at the same path below the site's root
+    app.add_config_value("bench_figures_dir", "_static/bench", "env", types=(str,))
+    app.add_directive("bench-figure", BenchFigure)
+    app.add_directive("bench-table", BenchTable)
+    app.connect("doctree-resolved", write_outputs)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
