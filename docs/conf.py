@@ -45,6 +45,7 @@ extensions = [
     "languages",  # the English and Chinese editions' layout, search and theme text
     "zh_interface",  # sphinx-gallery's and the templates' lines in Chinese
     "phone_figures",  # each gallery figure also laid out for a phone, served by <picture>
+    "figure_language",  # each gallery figure also drawn in Chinese, served to its edition
     "phone_tables",  # tables as cards and break points in inline code, on a phone
     "math_text",  # word subscripts upright; tab titles as text
     "tutorial_notebooks",  # each tutorial page as a notebook, for download

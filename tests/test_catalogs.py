@@ -58,6 +58,13 @@ def test_catalog_matches_its_page(issues: dict[str, list[str]], name: str) -> No
         pytest.fail(f"{LANGUAGE}/LC_MESSAGES/{name}.po:\n  " + "\n  ".join(found), False)
 
 
+def test_figure_labels_are_translated(issues: dict[str, list[str]]) -> None:
+    """Every label of every figure has an entry in figures.po, and every entry is used."""
+    found = issues.get("figures", [])
+    if found:
+        pytest.fail(f"{LANGUAGE}/LC_MESSAGES/figures.po:\n  " + "\n  ".join(found), False)
+
+
 def test_filter_keeps_words_and_drops_markup() -> None:
     keep = catalogs.needs_translation
     assert keep("`(B, L, E)` → `(B, H, L, D)`, weights `(B, H, L, S)`")

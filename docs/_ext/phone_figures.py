@@ -209,8 +209,10 @@ def phone_paths(path: Path) -> tuple[Path, Path]:
 
 
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery's matplotlib scraper, then each figure again, laid out for a phone."""
+    """sphinx-gallery's matplotlib scraper, then each figure again: in the other languages
+    (``figure_language``) and laid out for a phone."""
     import matplotlib.pyplot as plt
+    from figure_language import save_translations
     from sphinx_gallery.scrapers import matplotlib_scraper
 
     figures = [plt.figure(number) for number in plt.get_fignums()]
@@ -218,12 +220,14 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     rst = matplotlib_scraper(block, {**block_vars, "image_path_iterator": recorder}, gallery_conf)
     for fig, path in zip(figures, recorder.used, strict=True):
         one, two = phone_paths(path)
+        dpi = matplotlib.rcParams["savefig.dpi"]
+        dpi = fig.dpi if dpi == "figure" else dpi
+        # the same figure in the other languages, before its layout changes
+        save_translations(fig, path, dpi, relayout_for_phone)
         if not relayout_for_phone(fig):
             one.unlink(missing_ok=True)
             two.unlink(missing_ok=True)
             continue
-        dpi = matplotlib.rcParams["savefig.dpi"]
-        dpi = fig.dpi if dpi == "figure" else dpi
         fig.savefig(one, dpi=dpi, facecolor=fig.get_facecolor())
         fig.savefig(two, dpi=2 * dpi, facecolor=fig.get_facecolor())
     return rst
@@ -232,7 +236,7 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
 # ---- Pages: <picture> with the phone version first ----------------------------------------------
 
 # a gallery figure's file name in an <img>'s src (an attribute's text)
-_SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})\.png$")
+_SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})(?P<language>\.\w+)?\.png$")
 
 
 def _sources(srcdir: Path) -> dict[str, Path]:
@@ -241,11 +245,13 @@ def _sources(srcdir: Path) -> dict[str, Path]:
 
 
 def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
-    """The page's gallery figures that have a phone version."""
+    """The page's gallery figures (images, and sphinx-gallery's own image nodes) that have a
+    phone version."""
     from docutils import nodes
+    from sphinx_gallery.directives import imgsgnode
 
     found = 0
-    for image in doctree.findall(nodes.image):
+    for image in doctree.findall(lambda n: isinstance(n, (nodes.image, imgsgnode))):
         match = _SRC.match(Path(image["uri"]).name)
         if match and all(p.name in sources for p in phone_paths(Path(f"{match['name']}.png"))):
             found += 1
@@ -282,10 +288,10 @@ def pictures(app, pagename, templatename, context, doctree) -> None:
         src = _SRC.match(img.get("src", ""))
         if src is None or "_images/" not in src["dir"]:
             continue
-        folder, name = src["dir"], src["name"]
-        if "srcset" not in img.attrs and copy(f"{name}_2_00x.png"):
-            img["srcset"] = f"{folder}{name}.png, {folder}{name}_2_00x.png 2x"
-        phone, phone2 = (p.name for p in phone_paths(Path(f"{name}.png")))
+        folder, name, language = src["dir"], src["name"], src["language"] or ""
+        if "srcset" not in img.attrs and copy(f"{name}_2_00x{language}.png"):
+            img["srcset"] = f"{folder}{name}{language}.png, {folder}{name}_2_00x{language}.png 2x"
+        phone, phone2 = (f"{p.stem}{language}.png" for p in phone_paths(Path(f"{name}.png")))
         if not (copy(phone) and copy(phone2)):
             continue
         picture = soup.new_tag("picture")

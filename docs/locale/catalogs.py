@@ -21,6 +21,7 @@ examples to write them.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -127,8 +128,33 @@ def po_dir(language: str) -> Path:
     return LOCALE / language / "LC_MESSAGES"
 
 
-# Not page catalogs: sphinx.po holds the theme's interface strings (Sphinx's own domain).
-INTERFACE_CATALOGS = ("sphinx",)
+# Not page catalogs: sphinx.po holds the theme's interface strings (Sphinx's own domain),
+# figures.po the figures' labels (docs/_ext/figure_language.py), checked by figure_problems.
+INTERFACE_CATALOGS = ("sphinx", "figures")
+FIGURE_LABELS = "auto_examples/*/images/*.labels.json"  # written when the examples run
+
+
+def figure_problems(language: str, docs: Path = DOCS) -> list[str]:
+    """The figure labels that ``language``'s table does not translate, and its entries that
+    no figure uses any more (recorded by the last build that ran the examples)."""
+    sys.path.insert(0, str(docs / "_ext"))
+    from figure_language import Labels
+
+    records = sorted(docs.glob(FIGURE_LABELS))
+    if not records:
+        return [f"no figure labels recorded ({FIGURE_LABELS}): run `nox -s docs` first"]
+    labels = Labels.read(language)
+    used, issues = set(), []
+    for record in records:
+        for label in json.loads(record.read_text(encoding="utf-8"))["labels"]:
+            entry = labels.entry(label)
+            if entry is None:
+                issues.append(f"{record.name}: no translation of the label {label!r}")
+            used.add(entry)
+    with (po_dir(language) / "figures.po").open("rb") as f:
+        entries = {m.id for m in read_po(f) if m.id}
+    issues += [f"stale entry (no figure has this label): {e!r}" for e in sorted(entries - used)]
+    return issues
 
 
 def po_files(language: str) -> dict[str, Path]:
@@ -190,6 +216,7 @@ def problems(pot_dir: Path, language: str) -> dict[str, list[str]]:
                     f"translation starts with a list or heading marker, escape it (2\\. ...): "
                     f"{message.string[:80]!r}"
                 )
+    found["figures"] = figure_problems(language)
     return {name: issues for name, issues in found.items() if issues}
 
 

@@ -1,0 +1,324 @@
+"""Figures in the page's language: every gallery figure is drawn again with its labels
+translated, and each edition serves its own.
+
+The gallery's examples run once, in the English build; their figures carry English titles,
+axis labels, legends and annotations. A Chinese page showing them would teach in two
+languages at once. So the gallery's scraper (``phone_figures.scraper``) hands every figure it
+saves to :func:`save_translations`, which, for each language of :data:`LANGUAGES`:
+
+- copies the figure, replaces each label by its translation from the language's **label
+  table**, ``locale/<language>/LC_MESSAGES/figures.po`` (one source for every figure: the
+  English label is the ``msgid``; ``{}`` in an entry stands for any text, so ``head {}``
+  translates ``head 0`` to ``head 7``), and draws it with the Chinese font of ``_fonts/`` (a
+  subset of Noto Sans CJK SC, SIL OFL) behind matplotlib's own fonts;
+- saves it beside the English file as ``<name>.<language>.png`` (and its 2x and phone
+  versions), the names Sphinx's ``figure_language_filename`` looks for;
+- records the English labels it translated and the figure's alt text in the language, in
+  ``<name>.labels.json`` (``nox -s translations`` checks the table against them).
+
+A label with no entry in the table, or with a character the font lacks (a box in place of a
+glyph), fails the example, and so the build, naming the labels or characters.
+
+Serving: pages that embed a gallery figure with ``{image}`` or ``{figure}`` get the language's
+file from Sphinx itself (``figure_language_filename``). The gallery's own images are
+sphinx-gallery nodes that Sphinx does not substitute: :func:`serve_translations` points them,
+their 2x versions and their alt text at the language's files. A gallery figure without a
+version in the page's language is a warning (:func:`page_rules.unmatched`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import pickle
+import re
+import warnings
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1]
+LOCALE = DOCS / "locale"
+FONT = DOCS / "_fonts" / "NotoSansCJKsc-Regular-subset.otf"
+FAMILY = "Noto Sans CJK SC"
+LANGUAGES = ("zh_CN",)
+ALT_SEPARATOR = {"zh_CN": "，"}
+# a label needs a translation when it has letters outside its math
+LETTER = re.compile(r"[A-Za-z]")
+MATH = re.compile(r"\$[^$]*\$")
+
+
+def needs_translation(text: str) -> bool:
+    return bool(LETTER.search(MATH.sub("", text)))
+
+
+class MissingLabels(Exception):
+    """Labels of a figure that its language's table does not translate, or cannot draw."""
+
+
+class Labels:
+    """One language's label table: English label -> translation.
+
+    ``{}`` in an entry stands for any text, carried over in order: ``query {}, q = {}`` ->
+    ``查询 {}，q = {}``. An exact entry wins over a pattern, and a longer pattern over a
+    shorter one.
+    """
+
+    def __init__(self, entries: dict[str, str], source: str = "") -> None:
+        self.source = source
+        self.exact = {k: v for k, v in entries.items() if "{}" not in k}
+        patterns = sorted(
+            (k for k in entries if "{}" in k), key=lambda k: len(k.replace("{}", "")), reverse=True
+        )
+        self.patterns = [
+            (
+                re.compile("^" + re.escape(k).replace(r"\{\}", "(.+?)") + "$", re.DOTALL),
+                entries[k],
+                k,
+            )
+            for k in patterns
+        ]
+
+    @classmethod
+    def read(cls, language: str, locale: Path = LOCALE) -> Labels:
+        from babel.messages.pofile import read_po
+
+        path = locale / language / "LC_MESSAGES" / "figures.po"
+        with path.open("rb") as f:
+            catalog = read_po(f)
+        entries = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+        return cls(entries, source=str(path.relative_to(DOCS.parent)))
+
+    def entry(self, text: str) -> str | None:
+        """The table's entry (its English side) that translates ``text``, if any."""
+        if text in self.exact:
+            return text
+        for pattern, _, english in self.patterns:
+            if pattern.match(text):
+                return english
+        return None
+
+    def translate(self, text: str) -> str | None:
+        """``text`` in the table's language, or ``None`` where the table has no entry."""
+        if text in self.exact:
+            return self.exact[text]
+        for pattern, translation, _ in self.patterns:
+            match = pattern.match(text)
+            if match:
+                parts = translation.split("{}")
+                if len(parts) != len(match.groups()) + 1:
+                    return None
+                filled = [parts[0]]
+                for value, part in zip(match.groups(), parts[1:], strict=True):
+                    filled += [value, part]
+                return "".join(filled)
+        return None
+
+
+def language_path(path: Path, language: str) -> Path:
+    """``x_001.png`` -> ``x_001.zh_CN.png`` (Sphinx's ``figure_language_filename``)."""
+    return path.with_name(f"{path.stem}.{language}{path.suffix}")
+
+
+def _register_font() -> None:
+    from matplotlib import font_manager
+
+    if FAMILY not in {f.name for f in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(FONT))
+
+
+@contextlib.contextmanager
+def in_language_fonts():
+    """matplotlib's fonts, then the Chinese font for what they lack (every text, new ones too:
+    the phone layout makes new legends)."""
+    import matplotlib
+
+    _register_font()
+    families = matplotlib.rcParams["font.family"]
+    with matplotlib.rc_context({"font.family": [*families, FAMILY]}):
+        yield
+
+
+def _titles(fig, separator: str) -> str:
+    """The figure's alt text as sphinx-gallery writes it: its suptitle, else its axes' titles."""
+    suptitle = getattr(fig, "_suptitle", None)
+    titles = [suptitle.get_text()] if suptitle is not None and suptitle.get_text() else []
+    if not titles:
+        for ax in fig.axes:
+            titles += [t for t in (ax.get_title(loc=s) for s in ("left", "center", "right")) if t]
+    return separator.join(" ".join(t.split()) for t in titles)
+
+
+def translate_figure(fig, labels: Labels) -> list[str]:
+    """Translate every label of ``fig`` in place; return the English labels it translated.
+
+    Tick labels are made again at every draw, so each axis' formatters are wrapped; every
+    other text (titles, axis labels, legends, annotations, table cells) is set once. Draw it
+    inside :func:`in_language_fonts`. Raises :class:`MissingLabels` for labels the table lacks.
+    """
+    from matplotlib.text import Text
+    from matplotlib.ticker import FuncFormatter
+
+    _register_font()
+    fig.canvas.draw()  # the ticks as they are drawn
+    english: list[str] = []
+    missing: list[str] = []
+
+    def translated(text: str) -> str:
+        if not needs_translation(text):
+            return text
+        english.append(text)
+        result = labels.translate(text)
+        if result is None:
+            missing.append(text)
+            return text
+        return result
+
+    ticks = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                ticks |= {id(tick.label1), id(tick.label2)}
+            for which in ("major", "minor"):
+                formatter = getattr(axis, f"get_{which}_formatter")()
+                wrapped = FuncFormatter(lambda x, pos, f=formatter: translated(f(x, pos)))
+                wrapped.set_locs = formatter.set_locs  # ScalarFormatter's offsets
+                getattr(axis, f"set_{which}_formatter")(wrapped)
+                axis.set_tick_params(which=which, labelfontfamily=["sans-serif", FAMILY])
+    for text in fig.findobj(Text):
+        if id(text) not in ticks and text.get_text():
+            text.set_text(translated(text.get_text()))
+    set_fonts(fig)
+    with warnings.catch_warnings():  # a missing glyph is reported where the figure is saved
+        warnings.filterwarnings("ignore", message="Glyph")
+        fig.canvas.draw()  # the tick labels, through their formatters
+    if missing:
+        raise MissingLabels(
+            f"expected a translation of every figure label in {labels.source}, got none for "
+            f"{sorted(set(missing))}: add each as an entry (its msgstr the label in that "
+            "language, or the label itself for a name that stays as it is)"
+        )
+    return sorted(set(english))
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def set_fonts(fig) -> None:
+    """Give every text of ``fig`` matplotlib's font, then the Chinese one for what it lacks;
+    a text with math gets the Chinese font first (mathtext draws the words around the math
+    with one font, without fallback)."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        family = [f for f in text.get_fontfamily() if f != FAMILY]
+        mixed = "$" in text.get_text() and not text.get_text().isascii()
+        text.set_fontfamily([FAMILY, *family] if mixed else [*family, FAMILY])
+
+
+def _save(fig, path: Path, dpi: float) -> None:
+    """Save, failing where a glyph is missing from every font (it would show as a box):
+    matplotlib warns about text, and logs about math."""
+    records, mathtext = _Records(), logging.getLogger("matplotlib.mathtext")
+    mathtext.addHandler(records)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fig.savefig(path, dpi=dpi, facecolor=fig.get_facecolor())
+    finally:
+        mathtext.removeHandler(records)
+    found = [str(w.message) for w in caught] + records.messages
+    boxes = sorted({m for m in found if "missing from" in m or "does not have a glyph" in m})
+    if boxes:
+        path.unlink(missing_ok=True)
+        raise MissingLabels(
+            f"expected every glyph of {path.name} in its fonts, got {boxes}: run `nox -s fonts` "
+            f"to cut {FONT.name} again with the labels' characters"
+        )
+
+
+def save_translations(fig, path: Path, dpi: float, relayout) -> None:
+    """Save ``fig`` (already saved in English at ``path``) in every language of
+    :data:`LANGUAGES`, 1x and 2x, and its phone version where ``relayout`` makes one.
+
+    ``relayout(fig) -> bool`` lays a figure out for a phone (``phone_figures``); the paths of
+    the phone versions come from ``phone_paths(path)``. Writes ``<name>.labels.json``.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from phone_figures import phone_paths
+
+    record = {"labels": [], "alt": {}}
+    state = pickle.dumps(fig)  # each language draws on its own copy
+    two = path.with_name(f"{path.stem}_2_00x{path.suffix}")
+    phone, phone2 = phone_paths(path)
+    for language in LANGUAGES:
+        copy = pickle.loads(state)
+        FigureCanvasAgg(copy)
+        with in_language_fonts():
+            record["labels"] = translate_figure(copy, Labels.read(language))
+            record["alt"][language] = _titles(copy, ALT_SEPARATOR.get(language, ", "))
+            _save(copy, language_path(path, language), dpi)
+            _save(copy, language_path(two, language), 2 * dpi)
+            if relayout(copy):
+                set_fonts(copy)  # the phone layout makes new legends
+                _save(copy, language_path(phone, language), dpi)
+                _save(copy, language_path(phone2, language), 2 * dpi)
+            else:
+                for stale in (phone, phone2):
+                    language_path(stale, language).unlink(missing_ok=True)
+        plt.close(copy)
+    path.with_name(f"{path.stem}.labels.json").write_text(
+        json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+
+
+# ---- Serving each edition its figures ---------------------------------------------------------
+
+
+def _language_uri(uri: str, srcdir: Path, language: str) -> str | None:
+    """The language's version of an image given by its source path, if it exists."""
+    relative = uri.lstrip("/")
+    translated = language_path(Path(relative), language)
+    if not (srcdir / translated).is_file():
+        return None
+    return ("/" if uri.startswith("/") else "") + translated.as_posix()
+
+
+def serve_translations(app, doctree, docname: str) -> None:
+    """Point the page's gallery figures (sphinx-gallery's image nodes) at their versions in
+    the page's language, with the alt text recorded when they were drawn."""
+    from page_rules import unmatched
+    from sphinx_gallery.directives import imgsgnode
+
+    language = app.config.language or "en"
+    if language not in LANGUAGES:
+        return
+    srcdir = Path(app.srcdir)
+    for node in doctree.findall(imgsgnode):
+        uri = node["uri"]
+        translated = _language_uri(uri, srcdir, language)
+        if translated is None:
+            unmatched("figures in the page's language", docname, f"{uri} in {language}")
+            continue
+        node["uri"] = translated
+        if node.get("srcset"):
+            entries = []
+            for entry in node["srcset"].split(","):
+                path, *density = entry.split()
+                entries.append(" ".join([_language_uri(path, srcdir, language) or path, *density]))
+            node["srcset"] = ", ".join(entries)
+        record = srcdir / Path(uri.lstrip("/")).with_suffix(".labels.json")
+        with contextlib.suppress(FileNotFoundError, KeyError, ValueError):
+            node["alt"] = json.loads(record.read_text(encoding="utf-8"))["alt"][language]
+
+
+def setup(app):
+    app.setup_extension("page_rules")
+    app.connect("doctree-resolved", serve_translations)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
