@@ -45,9 +45,10 @@ ROLE_TITLE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`<]*?)\s*<[^`>]*>`")
 TOOLTIP = re.compile(r'tooltip="([^"]*)"')
 TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-# An English word: starts with a letter not preceded by a letter, digit or dot (so 32k, 8B,
-# 3a and torch.nn's parts are not words); may hold letters, digits, _ . ' - inside.
-WORD = re.compile(r"(?<![\w.])[A-Za-z](?:[\w'’-]|\.(?=\w))*")
+# An English word: starts with a letter not preceded by a letter, digit, dot or = (so 32k, 8B,
+# 3a, torch.nn's parts and batch_first=False's value are not words); may hold letters, digits,
+# _ . ' - inside. One followed by ( is a call: contiguous().
+WORD = re.compile(r"(?<![\w.=])[A-Za-z](?:[\w'’-]|\.(?=\w))*(?![\w(])")
 # English in full-width parentheses right after Chinese: a gloss, 词元（token）.
 GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])（([A-Za-z][A-Za-z0-9 ,.'’/-]*)）")
 # A mention quoted from the source: “the cat sat on the mat”, "head 3", *are*.
