@@ -112,8 +112,9 @@ def build_templates(workdir: Path) -> Path:
 def docstrings() -> list[str]:
     """The docstrings of the package's public names, whitespace collapsed.
 
-    The API reference's index quotes them (the module's, and each name's one-line summary in
-    the autosummary tables): they are the API's text, kept in English like the API pages.
+    The API reference's index quotes each name's one-line summary in its autosummary tables:
+    the API's text, kept in English like the API pages. The package's own docstring, which
+    opens the index page (what ``mha`` is, the letters of the dimensions), is translated.
     """
     import inspect
 
@@ -123,7 +124,8 @@ def docstrings() -> list[str]:
 
     texts = []
     for module in (mha, mha.check, mha.errors):
-        texts.append(inspect.getdoc(module) or "")
+        if module is not mha:
+            texts.append(inspect.getdoc(module) or "")
         for name in getattr(module, "__all__", dir(module)):
             texts.append(inspect.getdoc(getattr(module, name, None)) or "")
     return [" ".join(text.split()) for text in texts if text]
