@@ -33,9 +33,7 @@ PENDING_REASON = "the Performance page and its catalog are being rewritten"
 
 
 def _entries(name: str) -> list[tuple[str, str]]:
-    return [
-        (m.id, m.string) for m in catalogs._read(PO_FILES[name], LANGUAGE) if m.id and m.string
-    ]
+    return [(m.id, m.string) for m in catalogs._read(PO_FILES[name], LANGUAGE) if m.id and m.string]
 
 
 CODE_WORDS = glossary.code_vocabulary([i for name in PO_FILES for i, _ in _entries(name)])

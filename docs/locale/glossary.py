@@ -150,9 +150,7 @@ def load(path: Path = GLOSSARY) -> Rules:
 def forbidden(rules: Rules, msgstr: str) -> list[Variant]:
     """The variants this translation uses where the glossary has another term."""
     text = prose(msgstr)
-    return [
-        v for v in rules.variants if v.never in text and not any(u in text for u in v.unless)
-    ]
+    return [v for v in rules.variants if v.never in text and not any(u in text for u in v.unless)]
 
 
 def misnamed_steps(rules: Rules, msgid: str, msgstr: str) -> list[tuple[Step, str]]:
