@@ -174,7 +174,6 @@ UI_ENGLISH = [
     "Search the docs",
     "© Copyright",
     "Show code cell",  # myst-nb's toggle of a collapsed cell (page 4's answers)
-    'aria-label="Icon Links"',  # the theme's icon links (GitHub)
 ]
 # Strings only the Chinese site could show in English: the language switch's tooltip.
 UI_ENGLISH_ZH_ONLY = ['title="Read this page in English"']
