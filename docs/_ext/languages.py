@@ -4,9 +4,10 @@
 with ``-D language=zh_CN`` from the gettext catalogs. This extension does what that layout and
 the Chinese edition need beyond the catalogs:
 
-- the theme's search placeholder, the footer's copyright holder and myst-nb's toggle of a
-  folded cell ("Show code cell content") are configuration values, not catalog entries: the
-  Chinese build gets them in Chinese (:data:`ZH_CONFIG`);
+- the theme's search placeholder and the label of its icon links, the footer's copyright
+  holder and myst-nb's toggle of a folded cell ("Show code cell content") are configuration
+  values, not catalog entries: the Chinese build gets them in Chinese (:data:`ZH_CONFIG`,
+  :data:`ZH_THEME_OPTIONS`);
 - Sphinx 9.0's Chinese search writes ``window.Stemmer = ChineseStemmer``, a name its
   ``language_data.js`` never defines, so search fails on every Chinese page; the search class
   registered here stems Latin words as English, under a name that exists;
@@ -28,7 +29,7 @@ ZH_CONFIG = {
     "nb_code_prompt_show": "显示折叠的代码单元格",
     "nb_code_prompt_hide": "折叠代码单元格",
 }
-ZH_SEARCH_PLACEHOLDER = "搜索文档……"
+ZH_THEME_OPTIONS = {"search_bar_text": "搜索文档……", "icon_links_label": "图标链接"}
 
 
 def is_chinese(config) -> bool:
@@ -37,7 +38,7 @@ def is_chinese(config) -> bool:
 
 def _chinese_theme_text(app, config) -> None:
     if is_chinese(config):
-        options = {**config.html_theme_options, "search_bar_text": ZH_SEARCH_PLACEHOLDER}
+        options = {**config.html_theme_options, **ZH_THEME_OPTIONS}
         config.html_theme_options = options
         for name, value in ZH_CONFIG.items():
             setattr(config, name, value)

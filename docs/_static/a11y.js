@@ -12,3 +12,12 @@ document.addEventListener("DOMContentLoaded", () => {
     );
   }
 });
+
+// myst-nb names its folded cells' toggle in English whatever the page's language; the toggle shows
+// its prompt, so in Chinese the name says what it does in Chinese.
+document.addEventListener("DOMContentLoaded", () => {
+  if (!(document.documentElement.lang || "").toLowerCase().startsWith("zh")) return;
+  for (const summary of document.querySelectorAll('summary[aria-label="Toggle hidden content"]')) {
+    summary.setAttribute("aria-label", "显示或隐藏折叠的内容");
+  }
+});

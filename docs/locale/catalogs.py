@@ -4,7 +4,9 @@ English is the source. Each page has one catalog, ``zh_CN/LC_MESSAGES/<page>.po`
 entries are the page's paragraphs, headings, list items and table cells (code and outputs are
 never in a catalog). Not translated, so not in any catalog:
 
-- the API reference (``reference/``): it is generated from the docstrings;
+- the API pages (``reference/generated/``): they are generated from the docstrings (the
+  reference's index page, its headings and notes, has a catalog; its tables' one-line
+  summaries are the docstrings' and stay English);
 - sphinx-gallery's own lines: "Go to the end to download...", running time, download links;
 - entries with no words outside markup, e.g. a table cell that is only ``{func}`mha.project```.
 
@@ -37,9 +39,8 @@ LOCALE = Path(__file__).resolve().parent
 DOCS = LOCALE.parent
 LANGUAGES = ("zh_CN",)
 
-# Pages without a catalog: generated from docstrings (the navbar and the home page name the
-# API reference through index.md, whose catalog translates it).
-UNTRANSLATED_PAGES = ("reference/",)
+# Pages without a catalog: generated from docstrings.
+UNTRANSLATED_PAGES = ("reference/generated/",)
 # sphinx-gallery's boilerplate on every example page and the gallery index.
 BOILERPLATE = re.compile(
     r"^(?::ref:`Go to the end <sphx_glr_download_"
@@ -56,6 +57,12 @@ MARKUP = re.compile(
     r"|<[^>]*>"  # HTML tags (raw HTML of the gallery index)
 )
 LETTER = re.compile(r"[^\W\d_]")
+# A link's explicit title is shown to the reader: {ref}`shapes 06 <target>` shows "shapes 06"
+# (a Python role's title is a name: :py:obj:`KVCache <mha.KVCache>`).
+ROLE_TITLE = re.compile(
+    r"(?:\{(?:std:)?(?:doc|ref|numref|download|term)\}|:(?:std:)?(?:doc|ref|numref|download|term):)"
+    r"`([^`<]*?)\s*<[^`>]*>`"
+)
 # A translation is parsed again on its own: one that starts like a list item or a heading
 # becomes one ("2. 逐步计算" is a numbered list starting at 2). Escape it: "2\\. 逐步计算".
 BLOCK_MARKER = re.compile(r"^(?:\d+[.)]|[-+*]|#+)(?:\s|$)")
@@ -67,7 +74,8 @@ def needs_translation(msgid: str) -> bool:
         return False
     if 'tooltip="' in msgid:  # a gallery thumbnail: its tooltip is the example's summary
         return True
-    return bool(LETTER.search(MARKUP.sub("", msgid)))
+    titles = " ".join(ROLE_TITLE.findall(msgid))
+    return bool(LETTER.search(MARKUP.sub("", msgid) + " " + titles))
 
 
 def catalog_name(path: Path, root: Path) -> str:
@@ -102,15 +110,49 @@ def build_templates(workdir: Path) -> Path:
     return pot_dir
 
 
+def docstrings() -> list[str]:
+    """The docstrings of the package's public names, whitespace collapsed.
+
+    The API reference's index quotes each name's one-line summary in its autosummary tables:
+    the API's text, kept in English like the API pages. The package's own docstring, which
+    opens the index page (what ``mha`` is, the letters of the dimensions), is translated.
+    """
+    import inspect
+
+    import mha
+    import mha.check
+    import mha.errors
+
+    texts = []
+    for module in (mha, mha.check, mha.errors):
+        if module is not mha:
+            texts.append(inspect.getdoc(module) or "")
+        for name in getattr(module, "__all__", dir(module)):
+            texts.append(inspect.getdoc(getattr(module, name, None)) or "")
+    return [" ".join(text.split()) for text in texts if text]
+
+
+def _from_docstring(msgid: str, texts: list[str]) -> bool:
+    text = " ".join(msgid.split())
+    return any(text in doc for doc in texts)
+
+
 def filter_templates(pot_dir: Path) -> None:
     """Delete the catalogs and entries that are not translated (see the module docstring)."""
+    texts = docstrings()
     for pot in sorted(pot_dir.rglob("*.pot")):
         name = catalog_name(pot, pot_dir)
         if name.startswith(UNTRANSLATED_PAGES) or name == "sphinx":
             pot.unlink()
             continue
         catalog = _read(pot)
-        for msgid in [m.id for m in catalog if m.id and not needs_translation(m.id)]:
+        reference = name.startswith("reference/")
+        for msgid in [
+            m.id
+            for m in catalog
+            if m.id
+            and (not needs_translation(m.id) or (reference and _from_docstring(m.id, texts)))
+        ]:
             del catalog[msgid]
         if len([m for m in catalog if m.id]) == 0:
             pot.unlink()
