@@ -26,7 +26,9 @@ copyright = "2026, The mha authors"
 release = metadata("mha")["Version"]
 version = ".".join(release.split(".")[:2])
 # The project's addresses: pyproject.toml's [project.urls], as installed ("Name, URL").
-URLS = dict(entry.split(", ", 1) for entry in metadata("mha").get_all("Project-URL"))
+URLS = dict(entry.split(", ", 1) for entry in metadata("mha").get_all("Project-URL") or [])
+if "Repository" not in URLS:
+    raise RuntimeError("expected the installed mha to have [project.urls]: pip install -e .")
 REPOSITORY_URL = URLS["Repository"]  # linked from the navbar of every page
 
 # -- General -----------------------------------------------------------------------------------
@@ -128,8 +130,7 @@ gettext_additional_targets = ["raw"]
 # ignore the option.
 html_search_options = {"dict": str(DOCS / "locale" / "zh_CN" / "search-dict.txt")}
 
-# -- Cross-references to torch and Python: local inventories only --------------------------------
-# Regenerate with ``python docs/_intersphinx/make_inventories.py``; nothing is fetched.
+# -- Cross-references to torch and Python: local inventories only (_intersphinx/make_inventories.py)
 
 intersphinx_mapping = {
     "torch": ("https://docs.pytorch.org/docs/stable/", "_intersphinx/torch.inv"),

@@ -296,7 +296,7 @@ def test_chinese_alt_text_and_headers(tmp_path: Path) -> None:
     shape = f"({first['B']}, {first['L']}, {first['E']}, {first['H']})"
     found = alts(html)
     assert found["speed"] == (
-        "三个上下排列的柱状图，分别是推理、训练和逐头权重：在三种形状下、batch_first=True 和 False 时 "
+        "三个上下排列的柱状图，分别是推理、训练和逐头权重：在三种形状下、batch_first=True 和 batch_first=False 时 "
         f"mha 与 torch 的耗时比，并画出目标线；除了 batch_first=True 时 {shape} 的推理（0.91，"
         f"目标 {first['goal']:.2f}）之外，每根柱子都低于目标；这根柱子以斜线标出。"
     )

@@ -163,14 +163,17 @@ def translate_figure(fig, labels: Labels) -> list[str]:
     english: list[str] = []
     missing: list[str] = []
 
+    produced: set[str] = set()  # a text met twice (a tick label) is translated once
+
     def translated(text: str) -> str:
-        if not needs_translation(text):
+        if text in produced or not needs_translation(text):
             return text
         english.append(text)
         result = labels.translate(text)
         if result is None:
             missing.append(text)
             return text
+        produced.add(result)
         return result
 
     ticks = set()

@@ -81,12 +81,17 @@ def quiet_kernel_profile(folder: Path) -> Path:
 
 def _lock_beside_doctrees(app) -> None:
     serialize_kernel_starts(Path(app.doctreedir) / "kernel-start.lock")
-    # the kernels inherit the build's environment: figures drawn without a display
-    os.environ.setdefault("MPLBACKEND", "Agg")
     if "IPYTHONDIR" not in os.environ:
         os.environ["IPYTHONDIR"] = str(quiet_kernel_profile(Path(app.doctreedir) / "ipython"))
 
 
+def _no_display(app, config) -> None:
+    """The examples and the kernels (which inherit the build's environment) draw their
+    figures without a display, from the start of the build."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
 def setup(app):
+    app.connect("config-inited", _no_display)
     app.connect("builder-inited", _lock_beside_doctrees)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -239,9 +239,14 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
 _SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})(?P<language>\.\w+)?\.png$")
 
 
-def _sources(srcdir: Path) -> dict[str, Path]:
-    """Every gallery image under ``srcdir``, by file name."""
-    return {p.name: p for p in srcdir.glob("auto_examples/*/images/sphx_glr_*.png")}
+def _sources(app) -> dict[str, Path]:
+    """Every gallery image of the build, by file name (looked up once per build)."""
+    found = getattr(app, "_mha_gallery_images", None)
+    if found is None:
+        srcdir = Path(app.srcdir)
+        found = {p.name: p for p in srcdir.glob("auto_examples/*/images/sphx_glr_*.png")}
+        app._mha_gallery_images = found
+    return found
 
 
 def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
@@ -268,10 +273,14 @@ def pictures(app, pagename, templatename, context, doctree) -> None:
     """
     from page_rules import body, unmatched  # the layout above needs only matplotlib
 
+    if "sphx_glr_" not in context.get("body", ""):  # no gallery figure on this page
+        if doctree is not None and _expected_pictures(doctree, _sources(app)):
+            unmatched("phone figures", pagename, "a gallery figure's <img> in the page")
+        return
     soup = body(context)
     if soup is None:
         return
-    sources = _sources(Path(app.srcdir))
+    sources = _sources(app)
     images = Path(app.outdir) / app.builder.imagedir
 
     def copy(name: str) -> bool:
@@ -301,7 +310,7 @@ def pictures(app, pagename, templatename, context, doctree) -> None:
         img.wrap(picture)
         img.insert_before(source)
         served += 1
-    if doctree is not None and served == 0 and _expected_pictures(doctree, sources):
+    if doctree is not None and served == 0 and _expected_pictures(doctree, _sources(app)):
         unmatched("phone figures", pagename, "a gallery figure's <img> to serve as <picture>")
 
 

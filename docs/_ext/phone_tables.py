@@ -96,12 +96,19 @@ def for_phones(app, pagename, templatename, context, doctree) -> None:
         broken = sum(_with_breaks(word) for word in words)
         if broken == 0 and _breakable_literals(doctree):
             unmatched("code breaks", pagename, "inline code whose names break after _ = , or .")
-    for link in (context.get("prev"), context.get("next")):
+    # the next and previous pages' titles, as the environment knows them
+    relations = getattr(app.builder, "relations", {}).get(pagename) or [None, None, None]
+    for link, target in zip((context.get("prev"), context.get("next")), relations[1:], strict=True):
+        title_node = app.env.titles.get(target) if target else None
+        expected = title_node is not None and CODE_BREAK.search(title_node.astext())
+        breaks = 0
         if link and link.get("title"):
             title = fragment(link["title"])
             breaks = sum(_with_breaks(text) for text in list(title.find_all(string=True)))
             if breaks:
                 link["title"] = str(title)
+        if expected and not breaks:
+            unmatched("code breaks", pagename, f"break points in the link title {target!r}")
 
 
 def setup(app):

@@ -36,7 +36,8 @@ CODE = re.compile(
     r"|\$\$.+?\$\$|\$[^$\n]+\$"  # math
     r"|https?://[^\s)）>\]]+"  # URLs
     r"|<[^>]*>"  # HTML tags (raw HTML of the gallery index), kept apart below
-    r"|&#?\w+;",  # entities
+    r"|&#?\w+;"  # entities
+    r"|\{[a-z_]+\}",  # a template's placeholder: {ratio}, filled in by the build
     re.DOTALL,
 )
 # A role's explicit title is text a reader sees: {ref}`page 5 <target>` shows "page 5".
