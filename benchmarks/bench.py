@@ -475,14 +475,39 @@ FIGURE_DPI = 100
 SIZES = {"": FIGURE_WIDTH, "_phone": PHONE_WIDTH}  # file-name suffix -> width in inches
 
 
+def _figure_language():
+    """The site's figure translator (docs/_ext/figure_language.py): one label table for the
+    gallery's figures and these."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import figure_language
+
+    return figure_language
+
+
 def figure_names(stem: str) -> list[str]:
-    """The files of one figure: both sizes, each at 1x and 2x."""
-    return [f"{stem}{suffix}{scale}.png" for suffix in SIZES for scale in ("", "@2x")]
+    """The files of one figure: both sizes, each at 1x and 2x, in English and in each of the
+    site's other languages (``speed.zh_CN.png``), and the labels their translations used."""
+    languages = ["", *(f".{lang}" for lang in _figure_language().LANGUAGES)]
+    return [
+        *(f"{stem}{suffix}{scale}{lang}.png" for lang in languages for suffix in SIZES
+          for scale in ("", "@2x")),
+        *(f"{stem}{suffix}.labels.json" for suffix in SIZES),
+    ]  # fmt: skip
 
 
 def _save(fig, out: Path, name: str) -> None:
+    """Save ``name.png`` and ``name@2x.png``, then each in the site's other languages, with
+    the labels from docs/locale/<language>/LC_MESSAGES/figures.po (``name.zh_CN.png``)."""
     fig.savefig(out / f"{name}.png", dpi=FIGURE_DPI)
     fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
+    translator = _figure_language()
+    record = {"labels": [], "alt": {}}
+    for language in translator.LANGUAGES:
+        with translator.translated_copy(fig, language) as copy:
+            record["labels"] = copy.english_labels
+            translator.save(copy, out / f"{name}.{language}.png", FIGURE_DPI)
+            translator.save(copy, out / f"{name}@2x.{language}.png", 2 * FIGURE_DPI)
+    translator.write_labels(out / f"{name}.labels.json", record)
 
 
 def _wrap(text: str, width: float) -> str:

@@ -244,7 +244,7 @@ def build(
 
 def alts(html: str) -> dict[str, str]:
     """Each benchmark figure's alt text, by figure."""
-    found = re.findall(r'<img src="_static/bench/(\w+)\.png"[^>]*? alt="([^"]*)"', html)
+    found = re.findall(r'<img src="_static/bench/(\w+)(?:\.\w+)?\.png"[^>]*? alt="([^"]*)"', html)
     return dict(found)
 
 
@@ -295,6 +295,11 @@ def test_chinese_alt_text_and_headers(tmp_path: Path) -> None:
     first = _json("results.json")["speed"][0]
     shape = f"({first['B']}, {first['L']}, {first['E']}, {first['H']})"
     found = alts(html)
+    # the Chinese edition shows the figures drawn in Chinese, every version of each
+    for kind in ("speed", "memory", "gqa"):
+        for name in bf.figure_names(kind, "zh_CN").values():
+            assert f"_static/bench/{name}" in html and ".zh_CN.png" in name
+    assert "_static/bench/speed.png" not in html
     assert found["speed"] == (
         "三个上下排列的柱状图，分别是推理、训练和逐头权重：在三种形状下、batch_first=True 和 batch_first=False 时 "
         f"mha 与 torch 的耗时比，并画出目标线；除了 batch_first=True 时 {shape} 的推理（0.91，"

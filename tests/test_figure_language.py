@@ -92,7 +92,7 @@ def test_a_glyph_missing_from_the_font_fails(tmp_path: Path) -> None:
     with figure_language.in_language_fonts():
         figure_language.translate_figure(fig, missing)
         with pytest.raises(MissingLabels, match="glyph"):
-            figure_language._save(fig, tmp_path / "figure.png", 50)
+            figure_language.save(fig, tmp_path / "figure.png", 50)
     assert not (tmp_path / "figure.png").exists()
 
 

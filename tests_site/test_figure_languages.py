@@ -1,6 +1,7 @@
 """Each edition shows its figures in its own language: read from the built pages.
 
-Every gallery figure is drawn once per language (docs/_ext/figure_language.py). On a Chinese
+Every gallery figure and benchmark chart is drawn once per language
+(docs/_ext/figure_language.py). On a Chinese
 page, every figure a reader sees (the ``<img>``, its 2x version and its phone versions) must be
 the Chinese file, with the alt text recorded when that file was drawn; an English page must
 never show a Chinese one.
@@ -15,7 +16,11 @@ from pathlib import Path
 
 import pytest
 
-FIGURE = re.compile(r"(sphx_glr_\w+?_\d{3})((?:_2_00x|_phone|_phone_2_00x)?)(\.zh_CN)?\.png$")
+# a gallery figure, or a benchmark chart of the Performance page (each version of either)
+FIGURE = re.compile(
+    r"(sphx_glr_\w+?_\d{3}|speed|memory|gqa)((?:_2_00x|_phone|_phone_2_00x|@2x|_phone@2x)?)"
+    r"(\.zh_CN)?\.png$"
+)
 SOURCES = Path(__file__).resolve().parents[1] / "docs" / "auto_examples"
 
 
@@ -68,6 +73,9 @@ def test_chinese_pages_show_chinese_figures(layout) -> None:
                 checked += 1
                 assert alt == recorded, f"{page}: {name} has the alt {alt!r}, not {recorded!r}"
     assert shown >= 40, f"expected the Chinese pages to show the gallery's figures, found {shown}"
+    performance = layout.languages["zh_CN"] / "explanation" / "performance.html"
+    charts = _images(performance).files
+    assert len(charts) == 12, f"expected 3 charts in 4 versions on the Performance page: {charts}"
     assert checked >= 20, f"expected >= 20 gallery figures with a recorded alt, found {checked}"
     assert english == [], f"{len(english)} English figures on Chinese pages: {english[:5]}"
 

@@ -9,7 +9,9 @@ figures' alt text and the speed table are written by two directives at build tim
   its phone version for screens of at most 540 px (``<name>_phone.png``, ``@2x``), the column
   version at 1x and 2x, its width in pixels read from the PNG, and an alt text that states the
   figure's facts (which bars miss their goal, the largest peaks, the decode times) with every
-  number taken from the JSON;
+  number taken from the JSON. The benchmark draws each figure in every language of the site
+  (``speed.zh_CN.png``, with the labels of ``figures.po``, see ``figure_language``): each
+  edition shows its own;
 * ```` ```{bench-table} ```` writes the speed table of ``results.json``: one row per
   measurement, the rows that missed their goal marked.
 
@@ -320,13 +322,18 @@ def gqa_alt(results: dict, where: str, messages: Messages) -> str:
 ALT_TEXT = {"speed": speed_alt, "memory": memory_alt, "gqa": gqa_alt}
 
 
-def figure_names(kind: str) -> dict[str, str]:
-    """The four files of a figure: column and phone versions, each at 1x and 2x."""
+def figure_names(kind: str, language: str = "en") -> dict[str, str]:
+    """The four files of a figure: column and phone versions, each at 1x and 2x; for a
+    language the benchmark draws the figures in (``figure_language.LANGUAGES``), its own
+    (``speed.zh_CN.png``: Sphinx's ``{root}.{language}{ext}``)."""
+    from figure_language import LANGUAGES
+
+    tag = f".{language}" if language in LANGUAGES else ""
     return {
-        "1x": f"{kind}.png",
-        "2x": f"{kind}@2x.png",
-        "phone": f"{kind}{PHONE_SUFFIX}.png",
-        "phone2x": f"{kind}{PHONE_SUFFIX}@2x.png",
+        "1x": f"{kind}{tag}.png",
+        "2x": f"{kind}@2x{tag}.png",
+        "phone": f"{kind}{PHONE_SUFFIX}{tag}.png",
+        "phone2x": f"{kind}{PHONE_SUFFIX}@2x{tag}.png",
     }
 
 
@@ -340,9 +347,9 @@ def png_width(path: Path, shown: str) -> int:
     return struct.unpack(">I", head[16:20])[0]
 
 
-def picture_html(folder_url: str, kind: str, width: int, alt: str) -> str:
+def picture_html(folder_url: str, kind: str, width: int, alt: str, language: str = "en") -> str:
     """The ``<picture>``: the phone version on narrow screens, else the column version."""
-    files = {k: f"{folder_url}/{name}" for k, name in figure_names(kind).items()}
+    files = {k: f"{folder_url}/{name}" for k, name in figure_names(kind, language).items()}
     source = f'<source media="{PHONE_MEDIA}" srcset="{files["phone"]} 1x, {files["phone2x"]} 2x">'
     img = (
         f'<img src="{files["1x"]}" srcset="{files["1x"]} 1x, {files["2x"]} 2x" '
@@ -432,7 +439,8 @@ class BenchFigure(_BenchDirective):
                 location=self.get_location(),
             )
             return []
-        return self._node(kind, FIGURE_DATA[kind], list(figure_names(kind).values()))
+        language = self.config.language or "en"
+        return self._node(kind, FIGURE_DATA[kind], list(figure_names(kind, language).values()))
 
 
 class BenchTable(_BenchDirective):
@@ -447,8 +455,11 @@ def _label(node: bench_output) -> str:
     return "bench-table" if node["kind"] == "table" else f"bench-figure {node['kind']}"
 
 
-def render(node: bench_output, srcdir: Path, folder: str, page_url: str) -> str:
-    """The HTML of ``node``; ``page_url`` is the page's URL relative to the site's root."""
+def render(
+    node: bench_output, srcdir: Path, folder: str, page_url: str, language: str = "en"
+) -> str:
+    """The HTML of ``node`` in ``language``; ``page_url`` is the page's URL relative to the
+    site's root."""
     kind, data = node["kind"], node["data"]
     messages = Messages(node["templates"], node.get("translations"))
     for problem in messages.bad:
@@ -457,15 +468,16 @@ def render(node: bench_output, srcdir: Path, folder: str, page_url: str) -> str:
     results = load(Path(srcdir, folder, data), shown)
     if kind == "table":
         return table_html(results, shown, messages)
-    names = figure_names(kind)
+    names = figure_names(kind, language)
     for name in names.values():
         if not Path(srcdir, folder, name).is_file():
             raise BenchDataError(
-                f"expected the figure {PurePosixPath(folder, name)}, got no such file"
+                f"expected the figure {PurePosixPath(folder, name)}, got no such file (`python "
+                f"benchmarks/bench.py --plot {PurePosixPath(folder, data)}` draws it)"
             )
     width = png_width(Path(srcdir, folder, names["1x"]), str(PurePosixPath(folder, names["1x"])))
     alt = ALT_TEXT[kind](results, shown, messages)
-    return picture_html(relative_uri(page_url, folder), kind, width, alt)
+    return picture_html(relative_uri(page_url, folder), kind, width, alt, language)
 
 
 def write_outputs(app, doctree: nodes.document, docname: str) -> None:
@@ -478,7 +490,10 @@ def write_outputs(app, doctree: nodes.document, docname: str) -> None:
     page_url = app.builder.get_target_uri(docname)
     for node in list(doctree.findall(bench_output)):
         try:
-            markup = render(node, Path(app.srcdir), app.config.bench_figures_dir, page_url)
+            markup = render(
+                node, Path(app.srcdir), app.config.bench_figures_dir, page_url,
+                app.config.language or "en",
+            )  # fmt: skip
         except BenchDataError as error:
             logger.warning("%s: %s", _label(node), error, location=node)
             node.parent.remove(node)

@@ -1,5 +1,6 @@
-"""Figures in the page's language: every gallery figure is drawn again with its labels
-translated, and each edition serves its own.
+"""Figures in the page's language: every gallery figure (and every benchmark chart, drawn by
+``benchmarks/bench.py``) is drawn again with its labels translated, and each edition serves
+its own.
 
 The gallery's examples run once, in the English build; their figures carry English titles,
 axis labels, legends and annotations. A Chinese page showing them would teach in two
@@ -8,8 +9,8 @@ saves to :func:`save_translations`, which, for each language of :data:`LANGUAGES
 
 - copies the figure, replaces each label by its translation from the language's **label
   table**, ``locale/<language>/LC_MESSAGES/figures.po`` (one source for every figure: the
-  English label is the ``msgid``; ``{}`` in an entry stands for any text, so ``head {}``
-  translates ``head 0`` to ``head 7``), and draws it with the Chinese font of ``_fonts/`` (a
+  English label is the ``msgid``; ``{}`` in an entry stands for a word or number and
+  ``{...}`` for any text, so ``head {}`` translates ``head 0`` to ``head 7``), and draws it with the Chinese font of ``_fonts/`` (a
   subset of Noto Sans CJK SC, SIL OFL) behind matplotlib's own fonts;
 - saves it beside the English file as ``<name>.<language>.png`` (and its 2x and phone
   versions), the names Sphinx's ``figure_language_filename`` looks for;
@@ -29,10 +30,12 @@ version in the page's language is a warning (:func:`page_rules.unmatched`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import pickle
 import re
+import unicodedata
 import warnings
 from pathlib import Path
 
@@ -55,28 +58,35 @@ class MissingLabels(Exception):
     """Labels of a figure that its language's table does not translate, or cannot draw."""
 
 
+PLACEHOLDER = re.compile(r"\{\}|\{\.\.\.\}")
+
+
+def _pattern(entry: str) -> re.Pattern:
+    """An entry with placeholders as a pattern: ``{}`` a word or number, ``{...}`` any text."""
+    parts = [re.escape(p) for p in PLACEHOLDER.split(entry)]
+    kinds = ["(\\S+?)" if m == "{}" else "(.+?)" for m in PLACEHOLDER.findall(entry)]
+    return re.compile("^" + "".join(a + b for a, b in zip(parts, [*kinds, ""], strict=True)) + "$")
+
+
 class Labels:
     """One language's label table: English label -> translation.
 
-    ``{}`` in an entry stands for any text, carried over in order: ``query {}, q = {}`` ->
-    ``查询 {}，q = {}``. An exact entry wins over a pattern, and a longer pattern over a
+    ``{}`` in an entry stands for one word or number (no space) and ``{...}`` for any text,
+    each carried over in order: ``query {}, q = {}`` -> ``查询 {}，q = {}``,
+    ``Self-attention: {...}`` -> ``自注意力：{...}``. An exact entry wins over a pattern, and
+    a longer pattern over a
     shorter one.
     """
 
     def __init__(self, entries: dict[str, str], source: str = "") -> None:
         self.source = source
-        self.exact = {k: v for k, v in entries.items() if "{}" not in k}
+        self.exact = {k: v for k, v in entries.items() if not PLACEHOLDER.search(k)}
         patterns = sorted(
-            (k for k in entries if "{}" in k), key=lambda k: len(k.replace("{}", "")), reverse=True
+            (k for k in entries if PLACEHOLDER.search(k)),
+            key=lambda k: len(PLACEHOLDER.sub("", k)),
+            reverse=True,
         )
-        self.patterns = [
-            (
-                re.compile("^" + re.escape(k).replace(r"\{\}", "(.+?)") + "$", re.DOTALL),
-                entries[k],
-                k,
-            )
-            for k in patterns
-        ]
+        self.patterns = [(_pattern(k), entries[k], k) for k in patterns]
 
     @classmethod
     def read(cls, language: str, locale: Path = LOCALE) -> Labels:
@@ -89,7 +99,9 @@ class Labels:
         return cls(entries, source=str(path.relative_to(DOCS.parent)))
 
     def entry(self, text: str) -> str | None:
-        """The table's entry (its English side) that translates ``text``, if any."""
+        """The table's entry (its English side) that translates ``text``, if any (a label
+        wrapped onto several lines is looked up as one line)."""
+        text = text if text in self.exact else " ".join(text.split())
         if text in self.exact:
             return text
         for pattern, _, english in self.patterns:
@@ -98,13 +110,22 @@ class Labels:
         return None
 
     def translate(self, text: str) -> str | None:
-        """``text`` in the table's language, or ``None`` where the table has no entry."""
+        """``text`` in the table's language, or ``None`` where the table has no entry. A label
+        wrapped onto several lines (a phone's figure) is looked up as one line, and its
+        translation wrapped again to the same width."""
         if text in self.exact:
             return self.exact[text]
+        if "\n" in text:
+            one_line = self.translate(" ".join(text.split()))
+            if one_line is None:
+                return None
+            lines = text.split("\n")  # as many lines, each as wide as the widest
+            width = max(max(map(_width, lines)), -(-_width(one_line) // len(lines)) + 1)
+            return wrap(one_line, width)
         for pattern, translation, _ in self.patterns:
             match = pattern.match(text)
             if match:
-                parts = translation.split("{}")
+                parts = PLACEHOLDER.split(translation)
                 if len(parts) != len(match.groups()) + 1:
                     return None
                 filled = [parts[0]]
@@ -112,6 +133,30 @@ class Labels:
                     filled += [value, part]
                 return "".join(filled)
         return None
+
+
+def _width(text: str) -> int:
+    """How wide ``text`` is drawn, in Latin letters: a CJK character counts twice."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` broken onto lines no wider than ``width`` (:func:`_width`): between words,
+    and between any two CJK characters (Chinese has no spaces), never after an opening or
+    before a closing punctuation mark."""
+    opening, closing = "（《“", "，。：；、）》”"  # never at the end, never at the start of a line
+    pieces = re.findall(
+        rf"\s+|[{opening}]*[^\s\u3000-\u9fff\uff00-\uffef]+[{closing}]*|[{opening}]*.[{closing}]*",
+        text,
+    )
+    lines, line = [], ""
+    for piece in pieces:
+        if line and not piece.isspace() and _width(line.rstrip() + piece) > width:
+            lines.append(line.rstrip())
+            line = ""
+        if not (piece.isspace() and not line):
+            line += piece
+    return "\n".join([*lines, line.rstrip()])
 
 
 def language_path(path: Path, language: str) -> Path:
@@ -224,9 +269,29 @@ def set_fonts(fig) -> None:
         text.set_fontfamily([FAMILY, *family] if mixed else [*family, FAMILY])
 
 
-def _save(fig, path: Path, dpi: float) -> None:
-    """Save, failing where a glyph is missing from every font (it would show as a box):
-    matplotlib warns about text, and logs about math."""
+@functools.cache
+def _covered() -> frozenset[int]:
+    """The characters that the fonts of a translated figure draw: matplotlib's DejaVu Sans
+    (and its monospace) and the Chinese subset."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    paths = [font_manager.findfont(name) for name in ("DejaVu Sans", "DejaVu Sans Mono")]
+    return frozenset().union(*(FT2Font(p).get_charmap() for p in [*paths, str(FONT)]))
+
+
+def lacking_glyphs(fig) -> list[str]:
+    """The characters of ``fig``'s texts (outside math) that none of its fonts has."""
+    from matplotlib.text import Text
+
+    texts = [MATH.sub("", t.get_text()) for t in fig.findobj(Text) if t.get_visible()]
+    return sorted({c for s in texts for c in s if not c.isspace() and ord(c) not in _covered()})
+
+
+def save(fig, path: Path, dpi: float) -> None:
+    """Save, failing where a glyph is missing from every font (it would show as a box): the
+    figure's characters are looked up in its fonts, and matplotlib's own warnings (about text)
+    and log records (about math) are checked too."""
     records, mathtext = _Records(), logging.getLogger("matplotlib.mathtext")
     mathtext.addHandler(records)
     try:
@@ -237,12 +302,30 @@ def _save(fig, path: Path, dpi: float) -> None:
         mathtext.removeHandler(records)
     found = [str(w.message) for w in caught] + records.messages
     boxes = sorted({m for m in found if "missing from" in m or "does not have a glyph" in m})
+    boxes += [f"no font has {c!r} (U+{ord(c):04X})" for c in lacking_glyphs(fig)]
     if boxes:
         path.unlink(missing_ok=True)
         raise MissingLabels(
             f"expected every glyph of {path.name} in its fonts, got {boxes}: run `nox -s fonts` "
             f"to cut {FONT.name} again with the labels' characters"
         )
+
+
+@contextlib.contextmanager
+def translated_copy(fig, language: str):
+    """A copy of ``fig`` with its labels in ``language``, to save inside the block (the fonts
+    are set for it there); ``copy.english_labels`` lists the English labels it translated."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    copy = pickle.loads(pickle.dumps(fig))
+    FigureCanvasAgg(copy)
+    try:
+        with in_language_fonts():
+            copy.english_labels = translate_figure(copy, Labels.read(language))
+            yield copy
+    finally:
+        plt.close(copy)
 
 
 def save_translations(fig, path: Path, dpi: float, relayout) -> None:
@@ -252,33 +335,30 @@ def save_translations(fig, path: Path, dpi: float, relayout) -> None:
     ``relayout(fig) -> bool`` lays a figure out for a phone (``phone_figures``); the paths of
     the phone versions come from ``phone_paths(path)``. Writes ``<name>.labels.json``.
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from phone_figures import phone_paths
 
     record = {"labels": [], "alt": {}}
-    state = pickle.dumps(fig)  # each language draws on its own copy
     two = path.with_name(f"{path.stem}_2_00x{path.suffix}")
     phone, phone2 = phone_paths(path)
     for language in LANGUAGES:
-        copy = pickle.loads(state)
-        FigureCanvasAgg(copy)
-        with in_language_fonts():
-            record["labels"] = translate_figure(copy, Labels.read(language))
+        with translated_copy(fig, language) as copy:
+            record["labels"] = copy.english_labels
             record["alt"][language] = _titles(copy, ALT_SEPARATOR.get(language, ", "))
-            _save(copy, language_path(path, language), dpi)
-            _save(copy, language_path(two, language), 2 * dpi)
+            save(copy, language_path(path, language), dpi)
+            save(copy, language_path(two, language), 2 * dpi)
             if relayout(copy):
                 set_fonts(copy)  # the phone layout makes new legends
-                _save(copy, language_path(phone, language), dpi)
-                _save(copy, language_path(phone2, language), 2 * dpi)
+                save(copy, language_path(phone, language), dpi)
+                save(copy, language_path(phone2, language), 2 * dpi)
             else:
                 for stale in (phone, phone2):
                     language_path(stale, language).unlink(missing_ok=True)
-        plt.close(copy)
-    path.with_name(f"{path.stem}.labels.json").write_text(
-        json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
+    write_labels(path.with_name(f"{path.stem}.labels.json"), record)
+
+
+def write_labels(path: Path, record: dict) -> None:
+    """Record what a figure's translations used (``nox -s translations`` checks the table)."""
+    path.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 # ---- Serving each edition its figures ---------------------------------------------------------
