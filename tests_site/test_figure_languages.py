@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-# a gallery figure, or a benchmark chart of the Performance page (each version of either)
+# a gallery figure or thumbnail, or a benchmark chart of the Performance page (each version)
 FIGURE = re.compile(
-    r"(sphx_glr_\w+?_\d{3}|speed|memory|gqa)((?:_2_00x|_phone|_phone_2_00x|@2x|_phone@2x)?)"
+    r"(sphx_glr_\w+?_\d{3}|sphx_glr_\w+_thumb|speed|memory|gqa)"
+    r"((?:_2_00x|_phone|_phone_2_00x|@2x|_phone@2x)?)"
     r"(\.zh_CN)?\.png$"
 )
 SOURCES = Path(__file__).resolve().parents[1] / "docs" / "auto_examples"

@@ -117,8 +117,8 @@ class Labels:
             return self.exact[text]
         if "\n" in text:
             one_line = self.translate(" ".join(text.split()))
-            if one_line is None:
-                return None
+            if one_line is None or "\n" in one_line:  # the translator's own line breaks stay
+                return one_line
             lines = text.split("\n")  # as many lines, each as wide as the widest
             width = max(max(map(_width, lines)), -(-_width(one_line) // len(lines)) + 1)
             return wrap(one_line, width)
@@ -401,7 +401,50 @@ def serve_translations(app, doctree, docname: str) -> None:
             node["alt"] = json.loads(record.read_text(encoding="utf-8"))["alt"][language]
 
 
+THUMBNAIL_PATH = re.compile(
+    r"^#\s*sphinx_gallery_thumbnail_path\s*=\s*['\"](.+?)['\"]", re.MULTILINE
+)
+THUMBNAIL_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)", re.MULTILINE)
+
+
+def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path:
+    """The English image that sphinx-gallery made the example's thumbnail from: its
+    ``sphinx_gallery_thumbnail_path``, else its figure ``sphinx_gallery_thumbnail_number``
+    (the first by default)."""
+    text = script.read_text(encoding="utf-8") if script.is_file() else ""
+    path = THUMBNAIL_PATH.search(text)
+    if path:
+        return srcdir / path[1]
+    number = int(THUMBNAIL_NUMBER.search(text)[1]) if THUMBNAIL_NUMBER.search(text) else 1
+    figures = sorted(images.glob(f"sphx_glr_{script.stem}_[0-9][0-9][0-9].png"))
+    return figures[number - 1 if number > 0 else number] if figures else images / "none.png"
+
+
+def translate_thumbnails(app) -> None:
+    """Make each gallery thumbnail in every language of :data:`LANGUAGES`, from the same image
+    in that language (``<thumbnail>.zh_CN.png``), after sphinx-gallery has made the English
+    ones. The pages then show them through ``figure_language_filename``."""
+    from page_rules import unmatched
+    from sphinx_gallery.utils import scale_image
+
+    srcdir = Path(app.srcdir)
+    width, height = app.config.sphinx_gallery_conf.get("thumbnail_size", (400, 280))
+    for thumb in sorted(srcdir.glob("auto_examples/*/images/thumb/sphx_glr_*_thumb.png")):
+        stem = thumb.name.removeprefix("sphx_glr_").removesuffix("_thumb.png")
+        images = thumb.parent.parent
+        source = _thumbnail_source(images.parent / f"{stem}.py", images, srcdir)
+        for language in LANGUAGES:
+            translated, target = language_path(source, language), language_path(thumb, language)
+            if not translated.is_file():
+                docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
+                unmatched("figures in the page's language", docname, f"{translated.name}")
+                continue
+            if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
+                scale_image(translated, target, width, height)
+
+
 def setup(app):
     app.setup_extension("page_rules")
+    app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
     app.connect("doctree-resolved", serve_translations)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

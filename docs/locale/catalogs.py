@@ -177,7 +177,11 @@ def po_dir(language: str) -> Path:
 # figures.po the figures' labels (docs/_ext/figure_language.py), checked by figure_problems.
 INTERFACE_CATALOGS = ("sphinx", "figures")
 # written when the examples run, and when the benchmark draws its figures
-FIGURE_LABELS = ("auto_examples/*/images/*.labels.json", "_static/bench/*.labels.json")
+FIGURE_LABELS = (
+    "auto_examples/*/images/*.labels.json",
+    "_static/bench/*.labels.json",
+    "_static/thumbnails/*.labels.json",
+)
 
 
 def figure_problems(language: str, docs: Path = DOCS) -> list[str]:

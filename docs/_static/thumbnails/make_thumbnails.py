@@ -1,11 +1,13 @@
 """Draw the gallery thumbnails of the examples that print shapes or errors instead of plotting.
 
 Each such example names its picture with ``# sphinx_gallery_thumbnail_path``; the PNGs are
-committed beside this script. Redraw them with ``python docs/_static/thumbnails/make_thumbnails.py``.
+committed beside this script, each also in the site's other languages (``<name>.zh_CN.png``).
+Redraw them with ``python docs/_static/thumbnails/make_thumbnails.py``.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -15,6 +17,9 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "_ext"))
+import figure_language
+
 SIZE = (4.0, 2.8)  # sphinx-gallery's thumbnail box, 400 x 280 px at 100 dpi
 BLUE, ORANGE, GREEN, RED, GREY = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#555555"
 
@@ -60,7 +65,15 @@ def _title(ax, text):
 
 
 def _save(fig, name):
+    """Save ``name.png``, then ``name.<language>.png`` in each of the site's other languages,
+    its labels from docs/locale/<language>/LC_MESSAGES/figures.po (figure_language)."""
     fig.savefig(HERE / f"{name}.png", dpi=100, facecolor="white")
+    record = {"labels": [], "alt": {}}
+    for language in figure_language.LANGUAGES:
+        with figure_language.translated_copy(fig, language) as copy:
+            record["labels"] = copy.english_labels
+            figure_language.save(copy, HERE / f"{name}.{language}.png", 100)
+    figure_language.write_labels(HERE / f"{name}.labels.json", record)
     plt.close(fig)
 
 
