@@ -1,12 +1,9 @@
 """Sphinx configuration of the mha site: ``nox -s docs`` builds it with warnings as errors.
 
-This file holds configuration only. What the build does beyond Sphinx and its extensions
-(Chinese interface lines, phone layouts, notebooks for download, re-running examples when the
-package changes, ...) lives in the site's own extensions in ``_ext/``, one module per task,
-each saying what it does and why.
-
-The site works offline: MathJax, fonts, icons and intersphinx inventories are all local, and no
-built page loads anything from another host.
+Configuration only: what the build does beyond Sphinx (Chinese interface lines and figures,
+phone layouts, notebooks for download, ...) is in the site's own extensions, ``_ext/``, one
+module per task, each saying what it does and why. The site works offline: MathJax, fonts,
+icons and intersphinx inventories are all local; no page loads anything from another host.
 """
 
 from __future__ import annotations
@@ -46,6 +43,7 @@ extensions = [
     "offline_math",  # MathJax 3 served from _static (sphinx-mathjax-offline), in parallel
     "languages",  # the English and Chinese editions' layout, search and theme text
     "zh_interface",  # sphinx-gallery's and the templates' lines in Chinese
+    "code_comments",  # code blocks with their comments in the page's language
     "phone_figures",  # each gallery figure also laid out for a phone, served by <picture>
     "figure_language",  # each gallery figure also drawn in Chinese, served to its edition
     "phone_tables",  # tables as cards and break points in inline code, on a phone
@@ -122,8 +120,9 @@ gettext_compact = False  # one catalog per page: tutorial/02_walkthrough.po, ...
 gettext_uuid = False  # no per-message ids ...
 gettext_location = False  # ... and no source line numbers: catalogs change when the text does
 gettext_auto_build = True
-# The gallery index's thumbnail titles and tooltips are raw HTML: translatable too.
-gettext_additional_targets = ["raw"]
+# The gallery index's thumbnail titles and tooltips are raw HTML: translatable too; so are code
+# blocks, of which the catalogs keep those with comments (only the comments are translated).
+gettext_additional_targets = ["raw", "literal-block"]
 # Chinese search: Sphinx segments the Chinese pages with jieba (in the docs extra). The reader's
 # query is not segmented, so a compound typed without spaces (多头注意力, 注意力权重) must itself
 # be an index term: the glossary's compounds are jieba's user dictionary. Other languages

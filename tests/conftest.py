@@ -1,4 +1,5 @@
-"""Shared fixtures: the devices to test on, and the hypothesis profile."""
+"""Shared fixtures: the devices to test on, figures closed after a test, and the hypothesis
+profile."""
 
 from __future__ import annotations
 
@@ -27,3 +28,12 @@ settings.load_profile("mha")
 def device(request) -> torch.device:
     """Every available device: the CPU, and the first GPU when there is one."""
     return request.param
+
+
+@pytest.fixture
+def close_figures():
+    """Close every matplotlib figure a test opened (tests that draw use it)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

@@ -84,3 +84,18 @@ def test_translation_read_as_a_list_is_reported() -> None:
     assert catalogs.BLOCK_MARKER.match("2. 逐步计算")
     assert not catalogs.BLOCK_MARKER.match("2\\. 逐步计算")
     assert not catalogs.BLOCK_MARKER.match("第 2 步：拆分为多个头")
+
+
+def test_code_blocks_translate_only_their_comments() -> None:
+    """A code block's entry: its comments are found (Python's, or a shell's), and code that a
+    translation changed is told apart from comments it translated."""
+    code = 'x = q @ k  # the scores\ns = "# not a comment"\n# a line of its own\nh = 8'
+    assert catalogs.comments(code) == ["# the scores", "# a line of its own"]
+    assert catalogs.comments("$ nox -s docs   # build the site") == ["# build the site"]
+    translated = 'x = q @ k  # 分数\ns = "# not a comment"\n# 单独一行\nh = 8'
+    assert catalogs.without_comments(translated) == catalogs.without_comments(code)
+    assert catalogs.without_comments(translated.replace("h = 8", "h = 4")) != (
+        catalogs.without_comments(code)
+    )
+    # only shape tags: nothing to translate, so no entry
+    assert not any(catalogs.COMMENT_WORD.search(c) for c in catalogs.comments("x  # (B, L, E)"))

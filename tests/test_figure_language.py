@@ -18,11 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
 import figure_language
 from figure_language import Labels, MissingLabels
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 LABELS = Labels(

@@ -1,8 +1,10 @@
 """The site's translation catalogs: build their templates, update them, check them, count them.
 
 English is the source. Each page has one catalog, ``zh_CN/LC_MESSAGES/<page>.po``, whose
-entries are the page's paragraphs, headings, list items and table cells (code and outputs are
-never in a catalog). Not translated, so not in any catalog:
+entries are the page's paragraphs, headings, list items and table cells, and its code blocks
+that have comments with words: such an entry is flagged ``code-block``, and its translation is
+the same code with the comments in Chinese (checked: the code without its comments must equal
+the source's). Printed outputs are never in a catalog. Not translated, so not in any catalog:
 
 - the API pages (``reference/generated/``): they are generated from the docstrings (the
   reference's index page, its headings and notes, has a catalog; its tables' one-line
@@ -109,8 +111,71 @@ def build_templates(workdir: Path) -> Path:
         "gettext",
     ]
     subprocess.run([*command, str(DOCS), str(pot_dir)], check=True, env=env)
-    filter_templates(pot_dir)
+    filter_templates(pot_dir, literal_blocks(pot_dir / ".doctrees"))
     return pot_dir
+
+
+# -- Code blocks: only their comments are translated ------------------------------------------
+
+CODE_FLAG = "code-block"  # the flag of a code block's entry in a catalog
+COMMENT_WORD = re.compile(r"[A-Za-z]{3,}")  # a comment with words to translate
+SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
+
+
+def literal_blocks(doctrees: Path) -> set[str]:
+    """The text of every code block of the pages, as the gettext builder extracts it (the
+    ``literal-block`` target of ``gettext_additional_targets``): code cells, code examples,
+    and also printed outputs, which are not translated."""
+    import pickle
+
+    from docutils import nodes
+
+    sys.path.insert(0, str(DOCS / "_ext"))  # the site's own nodes, which the doctrees hold
+    found = set()
+    for path in doctrees.rglob("*.doctree"):
+        with path.open("rb") as f:
+            doctree = pickle.load(f)
+        for node in doctree.findall(nodes.literal_block):
+            found.add(node.rawsource or node.astext())
+    return found
+
+
+def _python_comments(code: str) -> list[tuple[int, int, int, str]] | None:
+    """(line, start, end, text) of each comment of ``code``; ``None`` if it is not Python."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return [
+        (tok.start[0], tok.start[1], tok.end[1], tok.string)
+        for tok in tokens
+        if tok.type == tokenize.COMMENT
+    ]
+
+
+def comments(code: str) -> list[str]:
+    """The comments of a code block: Python's (by its tokenizer), else ``# ...`` after a
+    space or at the start of a line (a shell's)."""
+    python = _python_comments(code)
+    if python is not None:
+        return [text for *_, text in python]
+    return [m.group(0) for m in SHELL_COMMENT.finditer(code)]
+
+
+def without_comments(code: str) -> str:
+    """The code of a block with its comments removed, and the lines and spaces they leave."""
+    python = _python_comments(code)
+    lines = code.split("\n")
+    if python is None:
+        lines = [SHELL_COMMENT.sub("", line) for line in lines]
+    else:
+        for row, start, end, _ in reversed(python):
+            line = lines[row - 1]
+            lines[row - 1] = line[:start] + line[end:]
+    return "\n".join(line.rstrip() for line in lines if line.strip())
 
 
 def docstrings() -> list[str]:
@@ -140,8 +205,13 @@ def _from_docstring(msgid: str, texts: list[str]) -> bool:
     return any(text in doc for doc in texts)
 
 
-def filter_templates(pot_dir: Path) -> None:
-    """Delete the catalogs and entries that are not translated (see the module docstring)."""
+def filter_templates(pot_dir: Path, literals: frozenset[str] | set[str] = frozenset()) -> None:
+    """Delete the catalogs and entries that are not translated (see the module docstring).
+
+    ``literals`` are the pages' code blocks: a block whose comments have words is kept,
+    flagged :data:`CODE_FLAG` (its translation changes only the comments); the others (code
+    without comments or with shape tags only, printed outputs) are deleted.
+    """
     texts = docstrings()
     for pot in sorted(pot_dir.rglob("*.pot")):
         name = catalog_name(pot, pot_dir)
@@ -150,10 +220,16 @@ def filter_templates(pot_dir: Path) -> None:
             continue
         catalog = _read(pot)
         reference = name.startswith("reference/")
+        for message in [m for m in catalog if m.id in literals]:
+            if any(COMMENT_WORD.search(c) for c in comments(message.id)):
+                message.flags.add(CODE_FLAG)
+            else:  # no comment, or only shape tags such as # (B, H, L, D)
+                del catalog[message.id]
         for msgid in [
             m.id
             for m in catalog
             if m.id
+            and CODE_FLAG not in m.flags
             and (not needs_translation(m.id) or (reference and _from_docstring(m.id, texts)))
         ]:
             del catalog[msgid]
@@ -261,7 +337,14 @@ def problems(pot_dir: Path, language: str) -> dict[str, list[str]]:
                 issues.append(f"fuzzy entry: {message.id[:80]!r}")
             elif not message.string:
                 issues.append(f"untranslated entry: {message.id[:80]!r}")
-            elif BLOCK_MARKER.match(message.string):
+            elif CODE_FLAG in message.flags and without_comments(message.string) != (
+                without_comments(message.id)
+            ):
+                issues.append(
+                    f"the code of a code block differs from the source (translate only its "
+                    f"comments): {message.id[:80]!r}"
+                )
+            elif CODE_FLAG not in message.flags and BLOCK_MARKER.match(message.string):
                 issues.append(
                     f"translation starts with a list or heading marker, escape it (2\\. ...): "
                     f"{message.string[:80]!r}"

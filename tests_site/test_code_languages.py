@@ -1,0 +1,83 @@
+"""Both editions show the same code; the Chinese one with Chinese comments.
+
+A Chinese page's code blocks come from its catalog, where only their comments are translated
+(docs/locale/catalogs.py, ``code-block`` entries). Read from the built pages: every code block
+of every Chinese page, its comments removed, equals the English page's block, and the Chinese
+comments are there.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+COMMENT_CLASSES = {"c", "c1", "ch", "cm", "cs", "cp", "cpf"}  # Pygments' comment tokens
+
+
+class _CodeBlocks(HTMLParser):
+    """Each ``<pre>`` of a page: its text without comments, and its comments."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[str] = []
+        self.comments: list[str] = []
+        self._pre = 0
+        self._spans: list[bool] = []  # for each open span: is it a comment?
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag == "pre":
+            self._pre += 1
+            self._text = []
+        elif tag == "span" and self._pre:
+            classes = set((dict(attrs).get("class") or "").split())
+            self._spans.append(bool(classes & COMMENT_CLASSES) or self._in_comment())
+
+    def handle_endtag(self, tag) -> None:
+        if tag == "pre" and self._pre:
+            self._pre -= 1
+            lines = [line.rstrip() for line in "".join(self._text).split("\n")]
+            self.blocks.append("\n".join(line for line in lines if line.strip()))
+        elif tag == "span" and self._pre and self._spans:
+            self._spans.pop()
+
+    def handle_data(self, data) -> None:
+        if not self._pre:
+            return
+        if self._in_comment():
+            self.comments.append(data)
+        else:
+            self._text.append(data)
+
+    def _in_comment(self) -> bool:
+        return bool(self._spans) and self._spans[-1]
+
+
+def _code(page: Path) -> _CodeBlocks:
+    parser = _CodeBlocks()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_chinese_pages_show_the_english_code_with_chinese_comments(layout) -> None:
+    if "zh_CN" not in layout.languages:
+        pytest.skip("no Chinese edition in this build")
+    chinese, english = layout.languages["zh_CN"], layout.main
+    differ, blocks, translated = [], 0, 0
+    for page in sorted(chinese.rglob("*.html")):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        zh, en = _code(page), _code(english / page.relative_to(chinese))
+        blocks += len(zh.blocks)
+        translated += sum(1 for c in zh.comments if CJK.search(c))
+        if zh.blocks != en.blocks:
+            pairs = [(a, b) for a, b in zip(en.blocks, zh.blocks, strict=False) if a != b]
+            first = pairs[0] if pairs else (len(en.blocks), len(zh.blocks))
+            differ.append(f"{page.relative_to(chinese)}: {first!r}"[:300])
+    assert blocks >= 300, f"expected the site's code blocks, found {blocks}"
+    assert translated >= 300, f"expected >= 300 Chinese comments, found {translated}"
+    assert differ == [], f"{len(differ)} pages whose code differs between editions: {differ[:3]}"
