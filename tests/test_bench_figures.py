@@ -300,6 +300,8 @@ def test_chinese_alt_text_and_headers(tmp_path: Path) -> None:
         for name in bf.figure_names(kind, "zh_CN").values():
             assert f"_static/bench/{name}" in html and ".zh_CN.png" in name
     assert "_static/bench/speed.png" not in html
+    # the mode column in Chinese, as the page's Method table names the modes
+    assert "<td>推理</td>" in html and "<td>inference</td>" not in html
     assert found["speed"] == (
         "三个上下排列的柱状图，分别是推理、训练和逐头权重：在三种形状下、batch_first=True 和 batch_first=False 时 "
         f"mha 与 torch 的耗时比，并画出目标线；除了 batch_first=True 时 {shape} 的推理（0.91，"

@@ -107,6 +107,10 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "of_roofline": "mha / roofline",
         "met": "goal met",
         "missed": "goal missed",
+        # the mode column: the modes as the page's Method table names them
+        "cell_inference": "inference",
+        "cell_training": "training",
+        "cell_weights": "weights",
     },
 }
 # the speed table's columns: a template's key, or a header that no language translates
@@ -371,7 +375,7 @@ def table_html(results: dict, where: str, messages: Messages) -> str:
     body = []
     for row, at in speed_rows(results, where):
         cells = (
-            row["mode"],
+            html.escape(messages.text.get(f"cell_{row['mode']}", row["mode"])),
             _shape(row, at),
             row["batch_first"],
             f"<b>{row['ratio']:.2f}</b>",
