@@ -478,7 +478,9 @@ SIZES = {"": FIGURE_WIDTH, "_phone": PHONE_WIDTH}  # file-name suffix -> width i
 def _figure_language():
     """The site's figure translator (docs/_ext/figure_language.py): one label table for the
     gallery's figures and these."""
-    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    extensions = str(ROOT / "docs" / "_ext")
+    if extensions not in sys.path:
+        sys.path.insert(0, extensions)
     import figure_language
 
     return figure_language
@@ -500,14 +502,8 @@ def _save(fig, out: Path, name: str) -> None:
     the labels from docs/locale/<language>/LC_MESSAGES/figures.po (``name.zh_CN.png``)."""
     fig.savefig(out / f"{name}.png", dpi=FIGURE_DPI)
     fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
-    translator = _figure_language()
-    record = {"labels": [], "alt": {}}
-    for language in translator.LANGUAGES:
-        with translator.translated_copy(fig, language) as copy:
-            record["labels"] = copy.english_labels
-            translator.save(copy, out / f"{name}.{language}.png", FIGURE_DPI)
-            translator.save(copy, out / f"{name}@2x.{language}.png", 2 * FIGURE_DPI)
-    translator.write_labels(out / f"{name}.labels.json", record)
+    files = [(out / f"{name}.png", FIGURE_DPI), (out / f"{name}@2x.png", 2 * FIGURE_DPI)]
+    _figure_language().save_languages(fig, files, out / f"{name}.labels.json")
 
 
 def _wrap(text: str, width: float) -> str:

@@ -10,8 +10,9 @@ saves to :func:`save_translations`, which, for each language of :data:`LANGUAGES
 - copies the figure, replaces each label by its translation from the language's **label
   table**, ``locale/<language>/LC_MESSAGES/figures.po`` (one source for every figure: the
   English label is the ``msgid``; ``{}`` in an entry stands for a word or number and
-  ``{...}`` for any text, so ``head {}`` translates ``head 0`` to ``head 7``), and draws it with the Chinese font of ``_fonts/`` (a
-  subset of Noto Sans CJK SC, SIL OFL) behind matplotlib's own fonts;
+  ``{...}`` for any text, so ``head {}`` translates ``head 0`` to ``head 7``), and draws it
+  with the Chinese font of ``_fonts/`` (a subset of Noto Sans CJK SC, SIL OFL) behind
+  matplotlib's own fonts;
 - saves it beside the English file as ``<name>.<language>.png`` (and its 2x and phone
   versions), the names Sphinx's ``figure_language_filename`` looks for;
 - records the English labels it translated and the figure's alt text in the language, in
@@ -74,8 +75,7 @@ class Labels:
     ``{}`` in an entry stands for one word or number (no space) and ``{...}`` for any text,
     each carried over in order: ``query {}, q = {}`` -> ``查询 {}，q = {}``,
     ``Self-attention: {...}`` -> ``自注意力：{...}``. An exact entry wins over a pattern, and
-    a longer pattern over a
-    shorter one.
+    a longer pattern over a shorter one.
     """
 
     def __init__(self, entries: dict[str, str], source: str = "") -> None:
@@ -98,41 +98,44 @@ class Labels:
         entries = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
         return cls(entries, source=str(path.relative_to(DOCS.parent)))
 
+    def _lookup(self, text: str) -> tuple[str, str, tuple[str, ...]] | None:
+        """(entry, translation, the values of its placeholders) for a label on one line."""
+        if text in self.exact:
+            return text, self.exact[text], ()
+        for pattern, translation, english in self.patterns:
+            match = pattern.match(text)
+            if match:
+                return english, translation, match.groups()
+        return None
+
     def entry(self, text: str) -> str | None:
         """The table's entry (its English side) that translates ``text``, if any (a label
         wrapped onto several lines is looked up as one line)."""
-        text = text if text in self.exact else " ".join(text.split())
-        if text in self.exact:
-            return text
-        for pattern, _, english in self.patterns:
-            if pattern.match(text):
-                return english
-        return None
+        found = self._lookup(text) or self._lookup(" ".join(text.split()))
+        return found[0] if found else None
 
     def translate(self, text: str) -> str | None:
         """``text`` in the table's language, or ``None`` where the table has no entry. A label
         wrapped onto several lines (a phone's figure) is looked up as one line, and its
         translation wrapped again to the same width."""
-        if text in self.exact:
-            return self.exact[text]
-        if "\n" in text:
+        if text not in self.exact and "\n" in text:
             one_line = self.translate(" ".join(text.split()))
             if one_line is None or "\n" in one_line:  # the translator's own line breaks stay
                 return one_line
             lines = text.split("\n")  # as many lines, each as wide as the widest
             width = max(max(map(_width, lines)), -(-_width(one_line) // len(lines)) + 1)
             return wrap(one_line, width)
-        for pattern, translation, _ in self.patterns:
-            match = pattern.match(text)
-            if match:
-                parts = PLACEHOLDER.split(translation)
-                if len(parts) != len(match.groups()) + 1:
-                    return None
-                filled = [parts[0]]
-                for value, part in zip(match.groups(), parts[1:], strict=True):
-                    filled += [value, part]
-                return "".join(filled)
-        return None
+        found = self._lookup(text)
+        if found is None:
+            return None
+        _, translation, values = found
+        parts = PLACEHOLDER.split(translation)
+        if len(parts) != len(values) + 1:
+            return None
+        filled = [parts[0]]
+        for value, part in zip(values, parts[1:], strict=True):
+            filled += [value, part]
+        return "".join(filled)
 
 
 def _width(text: str) -> int:
@@ -356,6 +359,19 @@ def save_translations(fig, path: Path, dpi: float, relayout) -> None:
     write_labels(path.with_name(f"{path.stem}.labels.json"), record)
 
 
+def save_languages(fig, files: list[tuple[Path, float]], labels: Path) -> None:
+    """Save ``fig``, already saved in English as each ``(path, dpi)`` of ``files``, in every
+    language of :data:`LANGUAGES` (``language_path(path, language)``), and record the labels
+    its translations used in ``labels`` (the benchmark's charts, the custom thumbnails)."""
+    record = {"labels": [], "alt": {}}
+    for language in LANGUAGES:
+        with translated_copy(fig, language) as copy:
+            record["labels"] = copy.english_labels
+            for path, dpi in files:
+                save(copy, language_path(path, language), dpi)
+    write_labels(labels, record)
+
+
 def write_labels(path: Path, record: dict) -> None:
     """Record what a figure's translations used (``nox -s translations`` checks the table)."""
     path.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -407,17 +423,17 @@ THUMBNAIL_PATH = re.compile(
 THUMBNAIL_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)", re.MULTILINE)
 
 
-def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path:
+def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path | None:
     """The English image that sphinx-gallery made the example's thumbnail from: its
     ``sphinx_gallery_thumbnail_path``, else its figure ``sphinx_gallery_thumbnail_number``
-    (the first by default)."""
+    (the first by default); ``None`` for an example without either."""
     text = script.read_text(encoding="utf-8") if script.is_file() else ""
     path = THUMBNAIL_PATH.search(text)
     if path:
         return srcdir / path[1]
     number = int(THUMBNAIL_NUMBER.search(text)[1]) if THUMBNAIL_NUMBER.search(text) else 1
     figures = sorted(images.glob(f"sphx_glr_{script.stem}_[0-9][0-9][0-9].png"))
-    return figures[number - 1 if number > 0 else number] if figures else images / "none.png"
+    return figures[number - 1 if number > 0 else number] if figures else None
 
 
 def translate_thumbnails(app) -> None:
@@ -433,11 +449,13 @@ def translate_thumbnails(app) -> None:
         stem = thumb.name.removeprefix("sphx_glr_").removesuffix("_thumb.png")
         images = thumb.parent.parent
         source = _thumbnail_source(images.parent / f"{stem}.py", images, srcdir)
+        docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
         for language in LANGUAGES:
-            translated, target = language_path(source, language), language_path(thumb, language)
-            if not translated.is_file():
-                docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
-                unmatched("figures in the page's language", docname, f"{translated.name}")
+            translated = None if source is None else language_path(source, language)
+            target = language_path(thumb, language)
+            if translated is None or not translated.is_file():
+                what = "a thumbnail source" if translated is None else translated.name
+                unmatched("figures in the page's language", docname, what)
                 continue
             if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
                 scale_image(translated, target, width, height)

@@ -81,8 +81,9 @@ def quiet_kernel_profile(folder: Path) -> Path:
 
 def _lock_beside_doctrees(app) -> None:
     serialize_kernel_starts(Path(app.doctreedir) / "kernel-start.lock")
-    if "IPYTHONDIR" not in os.environ:
-        os.environ["IPYTHONDIR"] = str(quiet_kernel_profile(Path(app.doctreedir) / "ipython"))
+    if "IPYTHONDIR" not in os.environ:  # beside the build's output, not in the site
+        profile = Path(app.confdir) / "_build" / ".ipython"
+        os.environ["IPYTHONDIR"] = str(quiet_kernel_profile(profile))
 
 
 def _no_display(app, config) -> None:

@@ -310,7 +310,7 @@ def pictures(app, pagename, templatename, context, doctree) -> None:
         img.wrap(picture)
         img.insert_before(source)
         served += 1
-    if doctree is not None and served == 0 and _expected_pictures(doctree, _sources(app)):
+    if doctree is not None and served == 0 and _expected_pictures(doctree, sources):
         unmatched("phone figures", pagename, "a gallery figure's <img> to serve as <picture>")
 
 

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from languages import is_chinese
 from page_rules import unmatched
 from sphinx import addnodes
 
@@ -49,10 +50,6 @@ ZH = {
 # sphinx-gallery's running time, "(0 minutes 0.961 seconds)" (plain text)
 RUNNING_TIME = re.compile(r"^\s*\((\d+) minutes ([\d.]+) seconds\)\s*$")
 DOWNLOADS = [key for key in ZH if key.startswith("Download ")]
-
-
-def _is_chinese(app) -> bool:
-    return (app.config.language or "en").lower().startswith("zh")
 
 
 def _has_class(node: nodes.Element, name: str) -> bool:
@@ -89,10 +86,9 @@ def _running_time(doctree) -> int:
         if not _has_class(paragraph, "sphx-glr-timing") or len(paragraph.children) != 2:
             continue
         strong, time = paragraph.children
-        label = RUNNING
         match = RUNNING_TIME.match(time.astext())
-        if isinstance(strong, nodes.strong) and strong.astext() == label and match:
-            strong.replace(strong.children[0], nodes.Text(ZH[label]))
+        if isinstance(strong, nodes.strong) and strong.astext() == RUNNING and match:
+            strong.replace(strong.children[0], nodes.Text(ZH[RUNNING]))
             paragraph.replace(time, nodes.Text(f"{match[1]} 分 {match[2]} 秒"))
             found += 1
     return found
@@ -175,7 +171,7 @@ def _rules(app, docname: str, doctree):
 
 def translate_interface(app, doctree, docname: str) -> None:
     """Rewrite the interface lines of a resolved Chinese page (see the module's doc)."""
-    if not _is_chinese(app):
+    if not is_chinese(app.config):
         return
     for rule, what, expected, apply in _rules(app, docname, doctree):
         found = apply(doctree)

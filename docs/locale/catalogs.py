@@ -122,6 +122,13 @@ COMMENT_WORD = re.compile(r"[A-Za-z]{3,}")  # a comment with words to translate
 SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
 
 
+def _site_extensions() -> None:
+    """Make the site's own extensions (docs/_ext) importable."""
+    extensions = str(DOCS / "_ext")
+    if extensions not in sys.path:
+        sys.path.insert(0, extensions)
+
+
 def literal_blocks(doctrees: Path) -> set[str]:
     """The text of every code block of the pages, as the gettext builder extracts it (the
     ``literal-block`` target of ``gettext_additional_targets``): code cells, code examples,
@@ -130,7 +137,7 @@ def literal_blocks(doctrees: Path) -> set[str]:
 
     from docutils import nodes
 
-    sys.path.insert(0, str(DOCS / "_ext"))  # the site's own nodes, which the doctrees hold
+    _site_extensions()  # the site's own nodes, which the doctrees hold
     found = set()
     for path in doctrees.rglob("*.doctree"):
         with path.open("rb") as f:
@@ -263,7 +270,7 @@ FIGURE_LABELS = (
 def figure_problems(language: str, docs: Path = DOCS) -> list[str]:
     """The figure labels that ``language``'s table does not translate, and its entries that
     no figure uses any more (recorded by the last build that ran the examples)."""
-    sys.path.insert(0, str(docs / "_ext"))
+    _site_extensions()
     from figure_language import Labels
 
     records = sorted(path for pattern in FIGURE_LABELS for path in docs.glob(pattern))

@@ -68,12 +68,7 @@ def _save(fig, name):
     """Save ``name.png``, then ``name.<language>.png`` in each of the site's other languages,
     its labels from docs/locale/<language>/LC_MESSAGES/figures.po (figure_language)."""
     fig.savefig(HERE / f"{name}.png", dpi=100, facecolor="white")
-    record = {"labels": [], "alt": {}}
-    for language in figure_language.LANGUAGES:
-        with figure_language.translated_copy(fig, language) as copy:
-            record["labels"] = copy.english_labels
-            figure_language.save(copy, HERE / f"{name}.{language}.png", 100)
-    figure_language.write_labels(HERE / f"{name}.labels.json", record)
+    figure_language.save_languages(fig, [(HERE / f"{name}.png", 100)], HERE / f"{name}.labels.json")
     plt.close(fig)
 
 
