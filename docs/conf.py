@@ -53,6 +53,7 @@ extensions = [
     "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
     "api_reference",  # every public name has a reference page
     "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
+    "head_tables",  # the "what heads learn" page's tables, from the gallery example's JSON
 ]
 
 exclude_patterns = [

@@ -395,11 +395,12 @@ def table_html(results: dict, where: str, messages: Messages) -> str:
 # ---- The node and the directives ----------------------------------------------------------------
 
 
-class bench_output(nodes.General, nodes.Element, addnodes.translatable):
-    """A benchmark figure or table to write: its kind and its templates, translated.
+class Templated(addnodes.translatable):
+    """A node that holds English templates (``templates``, key -> English) and receives the
+    page's translations of them (``translations``), as a toctree's caption is translated.
 
-    ``templates`` (key -> English) never changes, so the gettext builder extracts the
-    English; the i18n transform puts the page's language into ``translations``.
+    ``templates`` never changes, so the gettext builder extracts the English; the i18n
+    transform puts the page's language into ``translations``.
     """
 
     def preserve_original_messages(self) -> None:
@@ -414,6 +415,10 @@ class bench_output(nodes.General, nodes.Element, addnodes.translatable):
 
     def extract_original_messages(self) -> list[str]:
         return list(dict.fromkeys(self["templates"].values()))
+
+
+class bench_output(nodes.General, nodes.Element, Templated):
+    """A benchmark figure or table to write: its kind and its templates, translated."""
 
 
 class _BenchDirective(SphinxDirective):

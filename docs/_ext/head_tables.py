@@ -1,0 +1,185 @@
+"""The "what heads learn" page's tables, written from the measurements of the gallery example.
+
+``gallery/06_evidence/plot_05_heads_on_sentences.py`` trains the sentence model, asserts its
+claims, and writes every number it measured into ``head_explorer.json`` beside itself (the
+head explorer's data, see ``head_explorer``). The explanation page shows those numbers
+without typing one of them: ```` ```{head-table} ablation PATH ```` writes the accuracy with
+each head removed (seed 0), ```` ```{head-table} seeds PATH ```` the measurements of every
+seed. ``PATH`` is the JSON, relative to the page.
+
+The headers and the words in cells are templates translated by the page's own catalog, as the
+Performance page's are (:class:`bench_figures.Templated`); a catalog holds no number, so a new
+training run leaves every entry current. A missing file or key is a warning naming the file
+and the key (the site builds with ``-W``: the build fails).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from bench_figures import Messages, Templated
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "ablation": {
+        "removed": "head removed",
+        "agreement": "agreement accuracy",
+        "pronoun": "pronoun accuracy",
+        "none": "none",
+        "head": "head {head}",
+        "baseline": "majority baseline",
+        "needed": "(the head both tasks need)",
+        "needed_agreement": "(the head agreement needs)",
+        "needed_pronoun": "(the head the pronoun needs)",
+    },
+    "seeds": {
+        "seed": "seed",
+        "task": "task",
+        "looking": "head that looks most at the target: weight on target / on the other noun",
+        "needed": "head whose removal costs most: weight on target / on the other noun",
+        "without": "accuracy without that head",
+        "others": "without any other head",
+        "task_agreement": "agreement (target: the subject)",
+        "task_pronoun": "pronoun (target: the antecedent)",
+        "same": "same head",
+        "other": "another head",
+    },
+}
+TASKS = ("agreement", "pronoun")
+
+
+class HeadDataError(Exception):
+    """The explorer's JSON lacks what a table needs."""
+
+
+class head_table(nodes.General, nodes.Element, Templated):
+    """A table of the sentence model's measurements: its kind, its JSON, its templates."""
+
+
+def _get(data: object, shown: str, *keys: str) -> object:
+    for depth, key in enumerate(keys):
+        if not isinstance(data, dict) or key not in data:
+            raise HeadDataError(f"expected the key {'/'.join(keys[: depth + 1])} in {shown}")
+        data = data[key]
+    return data
+
+
+def load(path: Path, shown: str) -> dict:
+    if not path.is_file():
+        raise HeadDataError(
+            f"expected {shown}, got no such file (the gallery example "
+            "plot_05_heads_on_sentences.py writes it: build the docs from clean)"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _table(head: list[str], rows: list[list[str]], css: str) -> str:
+    header = "".join(f"<th>{cell}</th>" for cell in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f'<div class="pst-scrollable-table-container"><table class="table {css}">'
+        f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def ablation_html(data: dict, shown: str, messages: Messages) -> str:
+    """Seed 0: held-out accuracy per task with nothing and with each head removed."""
+    text = {key: html.escape(value) for key, value in messages.text.items()}
+    accuracy, baseline = _get(data, shown, "accuracy"), _get(data, shown, "baseline")
+    ablation = _get(data, shown, "ablation")
+    needed = {task: _get(data, shown, "roles", task, "head") for task in TASKS}
+    rows = [[text["none"], *(f"{_get(accuracy, shown, t):.3f}" for t in TASKS)]]
+    for head in sorted(ablation, key=int):
+        label = html.escape(messages.format("head", head=head))
+        tasks = [t for t in TASKS if needed[t] == int(head)]
+        if tasks:
+            note = text["needed"] if len(tasks) == 2 else text[f"needed_{tasks[0]}"]
+            label = f"<b>{label}</b> {note}"
+        cells = [f"{_get(ablation, shown, head, t):.3f}" for t in TASKS]
+        rows.append([label, *(f"<b>{c}</b>" if tasks else c for c in cells)])
+    rows.append([text["baseline"], *(f"{_get(baseline, shown, t):.3f}" for t in TASKS)])
+    head = [text["removed"], text["agreement"], text["pronoun"]]
+    return _table(head, rows, "head-ablation")
+
+
+def seeds_html(data: dict, shown: str, messages: Messages) -> str:
+    """Every seed: the looking head and the needed head per task, with their weights."""
+    text = {key: html.escape(value) for key, value in messages.text.items()}
+    rows = []
+    for seed, row in sorted(_get(data, shown, "seeds").items(), key=lambda item: int(item[0])):
+        for task in TASKS:
+            r = _get(row, shown, task)
+            looking, needed = _get(r, shown, "looking"), _get(r, shown, "needed")
+            on_target, on_other = _get(r, shown, "on_target"), _get(r, shown, "on_other")
+            without = _get(r, shown, "without")
+            others = [w for h, w in enumerate(without) if h != needed]
+            rows.append([
+                seed,
+                text[f"task_{task}"],
+                f"{looking}: {on_target[looking]:.2f} / {on_other[looking]:.2f}",
+                f"{needed}: {on_target[needed]:.2f} / {on_other[needed]:.2f} "
+                f"({text['same'] if needed == looking else text['other']})",
+                f"{without[needed]:.3f}",
+                f"{min(others):.3f} – {max(others):.3f}" if others else "",
+            ])  # fmt: skip
+    head = [text[k] for k in ("seed", "task", "looking", "needed", "without", "others")]
+    return _table(head, rows, "head-seeds")
+
+
+RENDER = {"ablation": ablation_html, "seeds": seeds_html}
+
+
+class HeadTable(SphinxDirective):
+    """```` ```{head-table} ablation ../../gallery/06_evidence/head_explorer.json ````."""
+
+    required_arguments = 2
+
+    def run(self) -> list[nodes.Node]:
+        kind, data = self.arguments
+        if kind not in RENDER:
+            logger.warning(
+                "head-table: expected one of %s, got %r",
+                ", ".join(RENDER),
+                kind,
+                location=self.get_location(),
+            )
+            return []
+        shown, path = self.env.relfn2path(data, self.env.docname)
+        self.env.note_dependency(path)  # a new training run re-reads the page
+        node = head_table(kind=kind, path=path, shown=shown, templates=dict(TEMPLATES[kind]))
+        self.set_source_info(node)
+        return [node]
+
+
+def render(node: head_table) -> str:
+    messages = Messages(node["templates"], node.get("translations"))
+    for problem in messages.bad:
+        logger.warning("head-table %s: %s", node["kind"], problem, location=node)
+    data = load(Path(node["path"]), node["shown"])
+    return RENDER[node["kind"]](data, node["shown"], messages)
+
+
+def write_tables(app, doctree: nodes.document, docname: str) -> None:
+    """Replace each table node by its HTML, in the page's language (after translation)."""
+    if app.builder.name == "gettext":
+        return  # the gettext builder extracts the templates
+    for node in list(doctree.findall(head_table)):
+        try:
+            markup = render(node)
+        except HeadDataError as error:
+            logger.warning("head-table %s: %s", node["kind"], error, location=node)
+            node.parent.remove(node)
+            continue
+        node.replace_self(nodes.raw("", markup, format="html"))
+
+
+def setup(app):
+    app.add_directive("head-table", HeadTable)
+    app.connect("doctree-resolved", write_tables)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
