@@ -41,14 +41,13 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "seeds": {
         "seed": "seed",
         "task": "task",
-        "looking": "head that looks most at the target: weight on target / on the other noun",
-        "needed": "head whose removal costs most: weight on target / on the other noun",
-        "without": "accuracy without that head",
-        "others": "without any other head",
-        "task_agreement": "agreement (target: the subject)",
-        "task_pronoun": "pronoun (target: the antecedent)",
-        "same": "same head",
-        "other": "another head",
+        "looking": "head that looks most",
+        "needed": "head needed",
+        "weights": "its weight: target / other",
+        "without": "without it",
+        "others": "without another, lowest",
+        "task_agreement": "agreement",
+        "task_pronoun": "pronoun",
     },
 }
 TASKS = ("agreement", "pronoun")
@@ -91,19 +90,18 @@ def _table(head: list[str], rows: list[list[str]], css: str) -> str:
 def ablation_html(data: dict, shown: str, messages: Messages) -> str:
     """Seed 0: held-out accuracy per task with nothing and with each head removed."""
     text = {key: html.escape(value) for key, value in messages.text.items()}
-    accuracy, baseline = _get(data, shown, "accuracy"), _get(data, shown, "baseline")
     ablation = _get(data, shown, "ablation")
     needed = {task: _get(data, shown, "roles", task, "head") for task in TASKS}
-    rows = [[text["none"], *(f"{_get(accuracy, shown, t):.3f}" for t in TASKS)]]
+    rows = [[text["none"], *(f"{_get(data, shown, 'accuracy', t):.3f}" for t in TASKS)]]
     for head in sorted(ablation, key=int):
         label = html.escape(messages.format("head", head=head))
         tasks = [t for t in TASKS if needed[t] == int(head)]
         if tasks:
             note = text["needed"] if len(tasks) == 2 else text[f"needed_{tasks[0]}"]
             label = f"<b>{label}</b> {note}"
-        cells = [f"{_get(ablation, shown, head, t):.3f}" for t in TASKS]
+        cells = [f"{_get(data, shown, 'ablation', head, t):.3f}" for t in TASKS]
         rows.append([label, *(f"<b>{c}</b>" if tasks else c for c in cells)])
-    rows.append([text["baseline"], *(f"{_get(baseline, shown, t):.3f}" for t in TASKS)])
+    rows.append([text["baseline"], *(f"{_get(data, shown, 'baseline', t):.3f}" for t in TASKS)])
     head = [text["removed"], text["agreement"], text["pronoun"]]
     return _table(head, rows, "head-ablation")
 
@@ -112,23 +110,25 @@ def seeds_html(data: dict, shown: str, messages: Messages) -> str:
     """Every seed: the looking head and the needed head per task, with their weights."""
     text = {key: html.escape(value) for key, value in messages.text.items()}
     rows = []
-    for seed, row in sorted(_get(data, shown, "seeds").items(), key=lambda item: int(item[0])):
+    for seed in sorted(_get(data, shown, "seeds"), key=int):
         for task in TASKS:
-            r = _get(row, shown, task)
-            looking, needed = _get(r, shown, "looking"), _get(r, shown, "needed")
-            on_target, on_other = _get(r, shown, "on_target"), _get(r, shown, "on_other")
-            without = _get(r, shown, "without")
+            looking, needed, on_target, on_other, without = (
+                _get(data, shown, "seeds", seed, task, key)
+                for key in ("looking", "needed", "on_target", "on_other", "without")
+            )
             others = [w for h, w in enumerate(without) if h != needed]
             rows.append([
                 seed,
                 text[f"task_{task}"],
-                f"{looking}: {on_target[looking]:.2f} / {on_other[looking]:.2f}",
-                f"{needed}: {on_target[needed]:.2f} / {on_other[needed]:.2f} "
-                f"({text['same'] if needed == looking else text['other']})",
+                str(looking),
+                f"{on_target[looking]:.2f} / {on_other[looking]:.2f}",
+                f"<b>{needed}</b>" if needed != looking else str(needed),
+                f"{on_target[needed]:.2f} / {on_other[needed]:.2f}",
                 f"{without[needed]:.3f}",
-                f"{min(others):.3f} – {max(others):.3f}" if others else "",
+                f"{min(others):.3f}" if others else "",
             ])  # fmt: skip
-    head = [text[k] for k in ("seed", "task", "looking", "needed", "without", "others")]
+    keys = ("seed", "task", "looking", "weights", "needed", "weights", "without", "others")
+    head = [text[k] for k in keys]
     return _table(head, rows, "head-seeds")
 
 
