@@ -54,6 +54,7 @@ extensions = [
     "api_reference",  # every public name has a reference page
     "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
     "head_tables",  # the "what heads learn" page's tables, from the gallery example's JSON
+    "head_explorer",  # What heads learn: every head's attention, explored in the page (JS, SVG)
 ]
 
 exclude_patterns = [
