@@ -60,7 +60,8 @@ ROW_SUM_TOLERANCE = 0.01  # weights are rounded to 3 decimals: a row sums to 1 w
 
 TEMPLATES: dict[str, str] = {
     "region": "Head explorer: the attention weights of every head",
-    "noscript": "The head explorer needs JavaScript; the static figure on this page shows the same heads.",
+    "noscript": "The head explorer needs JavaScript; the static figure on this page shows the "
+    "same heads.",
     "sentence": "Sentence",
     "layer": "Layer",
     "layer_n": "Layer {n}",
@@ -111,7 +112,9 @@ def _key(value: object, where: str, key: str) -> object:
 def _index(value: object, where: str, size: int) -> int:
     """An integer position in ``range(size)``."""
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
-        raise HeadExplorerError(f"expected an integer from 0 to {size - 1} in {where}, got {value!r}")
+        raise HeadExplorerError(
+            f"expected an integer from 0 to {size - 1} in {where}, got {value!r}"
+        )
     return value
 
 
@@ -182,7 +185,9 @@ def validate(data: object, where: str) -> dict:
     for name in ("layers", "heads"):
         value = _key(data, where, name)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise HeadExplorerError(f"expected a positive integer in {where}[{name!r}], got {value!r}")
+            raise HeadExplorerError(
+                f"expected a positive integer in {where}[{name!r}], got {value!r}"
+            )
         sizes[name] = value
     roles = _key(data, where, "roles")
     if not isinstance(roles, dict):
@@ -216,7 +221,7 @@ def load(path: Path, shown: str) -> dict:
     return validate(data, shown)
 
 
-# ---- What the directive writes --------------------------------------------------------------------
+# ---- What the directive writes -------------------------------------------------------------------
 
 
 def script_json(value: object) -> str:
@@ -241,7 +246,7 @@ def explorer_html(data: dict, messages: Messages, gloss: bool) -> str:
     )
 
 
-# ---- The node and the directive -------------------------------------------------------------------
+# ---- The node and the directive ------------------------------------------------------------------
 
 
 class head_explorer(nodes.General, nodes.Element, addnodes.translatable):

@@ -156,7 +156,7 @@
         fit(label, left ? LEFT - 6 : WIDTH - RIGHT - 2);
         if (markAt[i]) underline(label, markAt[i], group);
         if (gloss && sentence.gloss[i]) {
-          const small = svg("text", { class: "hx-gloss", x, y: y(i) + 15, "text-anchor": anchor, "dominant-baseline": "middle" }, group);
+          const small = svg("text", { class: "hx-gloss", x, y: y(i) + 19, "text-anchor": anchor, "dominant-baseline": "middle" }, group);
           small.textContent = sentence.gloss[i];
         }
         made.push(group);
@@ -166,7 +166,7 @@
 
     function build() {
       const sentence = data.sentences[state.sentence];
-      rowHeight = gloss ? 36 : 24;
+      rowHeight = gloss ? 40 : 24;
       const height = TOP + sentence.tokens.length * rowHeight + 4;
       figure.textContent = "";
       drawing = svg("svg", {
