@@ -293,7 +293,9 @@ def test_the_colours_read_in_both_themes(explorer, theme: str, screenshot_dir) -
     for h in range(data["heads"]):  # every head shown, every query: every colour drawn
         if h not in pressed_heads(page):
             page.click(f".head-explorer .hx-head[data-head='{h}']")
+    token(page, 0).focus()
     page.keyboard.press("Escape")
+    assert drawn(page) == expected(data, 0, initial_role(data)["layer"], list(range(data["heads"])))
     colours = page.evaluate(COLOURS_JS)
     background = colours["background"]
     problems = [
