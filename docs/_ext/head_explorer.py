@@ -75,12 +75,12 @@ TEMPLATES: dict[str, str] = {
     "mark_subject": "the subject",
     "mark_distractor": "the distractor",
     "mark_antecedent": "the antecedent",
-    "mark_other": "the other name",
+    "mark_other": "the other person",
     "marks": "Solid underline: {solid}. Dotted underline: {dotted}.",
     "value_singular": "singular",
     "value_plural": "plural",
-    "value_first": "the first name",
-    "value_second": "the second name",
+    "value_first": "the first person",
+    "value_second": "the second person",
     "answer": "Correct answer: {answer}. The model predicts: {prediction}.",
     "legend": "Lines join each query token (left) to the key tokens it attends to (right), "
     "one colour per head, more opaque for a larger attention weight. Point at a query token, "

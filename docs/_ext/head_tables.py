@@ -41,9 +41,8 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "seeds": {
         "seed": "seed",
         "task": "task",
-        "looking": "head that looks most",
-        "needed": "head needed",
-        "weights": "its weight: target / other",
+        "looking": "head that looks most (weight on target / other)",
+        "needed": "head needed (weight on target / other)",
         "without": "without it",
         "others": "without another, lowest",
         "task_agreement": "agreement",
@@ -78,11 +77,12 @@ def load(path: Path, shown: str) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _table(head: list[str], rows: list[list[str]], css: str) -> str:
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    """A plain table: the site shows it as cards on a phone (phone_tables)."""
     header = "".join(f"<th>{cell}</th>" for cell in head)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return (
-        f'<div class="pst-scrollable-table-container"><table class="table {css}">'
+        '<div class="pst-scrollable-table-container"><table class="table">'
         f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
@@ -103,7 +103,7 @@ def ablation_html(data: dict, shown: str, messages: Messages) -> str:
         rows.append([label, *(f"<b>{c}</b>" if tasks else c for c in cells)])
     rows.append([text["baseline"], *(f"{_get(data, shown, 'baseline', t):.3f}" for t in TASKS)])
     head = [text["removed"], text["agreement"], text["pronoun"]]
-    return _table(head, rows, "head-ablation")
+    return _table(head, rows)
 
 
 def seeds_html(data: dict, shown: str, messages: Messages) -> str:
@@ -120,16 +120,15 @@ def seeds_html(data: dict, shown: str, messages: Messages) -> str:
             rows.append([
                 seed,
                 text[f"task_{task}"],
-                str(looking),
-                f"{on_target[looking]:.2f} / {on_other[looking]:.2f}",
-                f"<b>{needed}</b>" if needed != looking else str(needed),
-                f"{on_target[needed]:.2f} / {on_other[needed]:.2f}",
+                f"{looking} ({on_target[looking]:.2f} / {on_other[looking]:.2f})",
+                (f"<b>{needed}</b>" if needed != looking else str(needed))
+                + f" ({on_target[needed]:.2f} / {on_other[needed]:.2f})",
                 f"{without[needed]:.3f}",
                 f"{min(others):.3f}" if others else "",
             ])  # fmt: skip
-    keys = ("seed", "task", "looking", "weights", "needed", "weights", "without", "others")
+    keys = ("seed", "task", "looking", "needed", "without", "others")
     head = [text[k] for k in keys]
-    return _table(head, rows, "head-seeds")
+    return _table(head, rows)
 
 
 RENDER = {"ablation": ablation_html, "seeds": seeds_html}
