@@ -18,9 +18,9 @@ Without JavaScript the explorer's controls stay hidden (``hidden``, removed by t
 a one-line note says why; the page's static figure shows the same heads.
 
 Translation works as in ``bench_figures``: every interface string is a template with named
-placeholders (``Head {n}``) held by the directive's :class:`sphinx.addnodes.translatable`
-node, extracted by the gettext builder into the page's own catalog; the page is written with
-the translated templates, which the script fills in. A translation whose placeholders differ
+placeholders (``Head {n}``) held by the directive's node (:class:`bench_figures.Templated`, a
+:class:`sphinx.addnodes.translatable`), extracted by the gettext builder into the page's
+own catalog; the page is written with the translated templates, which the script fills in. A translation whose placeholders differ
 from its template's is a warning, and the English template is used.
 
 Errors: a missing or invalid JSON, a missing key or a value of the wrong shape is a warning
@@ -35,9 +35,8 @@ import json
 import math
 from pathlib import Path
 
-from bench_figures import Messages
+from bench_figures import Messages, Templated
 from docutils import nodes
-from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -249,25 +248,8 @@ def explorer_html(data: dict, messages: Messages, gloss: bool) -> str:
 # ---- The node and the directive ------------------------------------------------------------------
 
 
-class head_explorer(nodes.General, nodes.Element, addnodes.translatable):
-    """An explorer to write: its JSON (relative to the source folder) and its templates.
-
-    ``templates`` (key -> English) never changes, so the gettext builder extracts the
-    English; the i18n transform puts the page's language into ``translations``.
-    """
-
-    def preserve_original_messages(self) -> None:
-        self.setdefault("translations", dict(self["templates"]))
-
-    def apply_translated_message(self, original_message: str, translated_message: str) -> None:
-        translations = dict(self.get("translations", self["templates"]))
-        for key, english in self["templates"].items():
-            if english == original_message:
-                translations[key] = translated_message
-        self["translations"] = translations
-
-    def extract_original_messages(self) -> list[str]:
-        return list(dict.fromkeys(self["templates"].values()))
+class head_explorer(nodes.General, nodes.Element, Templated):
+    """An explorer to write: its JSON (relative to the source folder) and its templates."""
 
 
 class HeadExplorer(SphinxDirective):
