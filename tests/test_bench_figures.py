@@ -12,17 +12,14 @@ import json
 import re
 import shutil
 import sys
-from io import StringIO
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
-import sphinx.locale
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
-from sphinx.application import Sphinx
-from sphinx.util.docutils import docutils_namespace
+from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BENCH = DOCS / "_static" / "bench"
@@ -224,22 +221,6 @@ def project(tmp_path: Path, edit=None) -> Path:
         for name, value in data.items():
             (src / "_static" / "bench" / name).write_text(json.dumps(value))
     return src
-
-
-def build(
-    src: Path, builder: str = "html", language: str = "en", fresh: bool = True
-) -> tuple[Path, str]:
-    """Build ``src``; the output folder and the warnings."""
-    warnings = StringIO()
-    out = src.parent / f"out-{builder}-{language}"
-    sphinx.locale.translators.clear()  # no catalog of an earlier build in this process
-    with docutils_namespace():  # each build registers its nodes and directives afresh
-        app = Sphinx(
-            str(src), str(src), str(out), str(out / ".doctrees"), builder,
-            confoverrides={"language": language}, status=None, warning=warnings, freshenv=fresh,
-        )  # fmt: skip
-        app.build()
-    return out, warnings.getvalue()
 
 
 def alts(html: str) -> dict[str, str]:

@@ -13,17 +13,14 @@ import copy
 import json
 import sys
 from html.parser import HTMLParser
-from io import StringIO
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
-import sphinx.locale
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
-from sphinx.application import Sphinx
-from sphinx.util.docutils import docutils_namespace
+from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
@@ -207,26 +204,6 @@ def project(tmp_path: Path, data: dict) -> Path:
 def write(src: Path, data: dict) -> None:
     text = json.dumps(data, ensure_ascii=False)
     (src / "data" / "head_explorer.json").write_text(text, encoding="utf-8")
-
-
-def build(
-    src: Path, builder: str = "html", language: str = "en", fresh: bool = True
-) -> tuple[Path, str]:
-    """Build ``src``; the output folder and the warnings."""
-    warnings = StringIO()
-    out = src.parent / f"out-{builder}-{language}"
-    sphinx.locale.translators.clear()  # no catalog of an earlier build in this process
-    try:
-        with docutils_namespace():  # each build registers its nodes and directives afresh
-            app = Sphinx(
-                str(src), str(src), str(out), str(out / ".doctrees"), builder,
-                confoverrides={"language": language}, status=None, warning=warnings,
-                freshenv=fresh,
-            )  # fmt: skip
-            app.build()
-    finally:
-        sphinx.locale.translators.clear()
-    return out, warnings.getvalue()
 
 
 class _Explorer(HTMLParser):

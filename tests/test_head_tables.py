@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,9 @@ import pytest
 pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
 import sys
 
-import sphinx.locale
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
-from sphinx.application import Sphinx
-from sphinx.util.docutils import docutils_namespace
+from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
@@ -143,19 +140,6 @@ def project(tmp_path: Path, data: dict, language_po: dict[str, str] | None = Non
         with open(src / "locale" / "zh_CN" / "LC_MESSAGES" / "index.mo", "wb") as f:
             write_mo(f, catalog)
     return src
-
-
-def build(src: Path, language: str = "en", builder: str = "html") -> tuple[Path, str]:
-    warnings = StringIO()
-    out = src.parent / f"out-{builder}-{language}"
-    sphinx.locale.translators.clear()  # no catalog of an earlier build in this process
-    with docutils_namespace():  # each build registers its nodes and directives afresh
-        app = Sphinx(
-            str(src), str(src), str(out), str(out / ".doctrees"), builder,
-            confoverrides={"language": language}, status=None, warning=warnings,
-        )  # fmt: skip
-        app.build()
-    return out, warnings.getvalue()
 
 
 def test_directive_writes_the_tables_and_warns_on_a_missing_file(tmp_path: Path, data) -> None:
