@@ -49,6 +49,10 @@ def data() -> dict:
             "1": {"agreement": 0.993, "pronoun": 0.507},
             "2": {"agreement": 0.511, "pronoun": 0.994},
         },
+        "lowest": {
+            "price": {"0": {"agreement": 0.511, "pronoun": 0.49}},
+            "no_price": {"0": {"agreement": 0.871, "pronoun": 0.502}},
+        },
         "seeds": {
             "0": {
                 "agreement": _task(2, 2, [0.1, 0.2, 0.83], [0.1, 0.1, 0.04], [0.99, 0.98, 0.51]),
@@ -104,9 +108,22 @@ def test_seeds_table_states_looking_and_needed_heads(data: dict) -> None:
     assert "<b>2</b>" not in markup
 
 
+def test_price_table_compares_the_lowest_accuracy(data: dict) -> None:
+    rows = cells(ht.price_html(data, "x.json", english("price")))
+    assert rows == [
+        ["seed", "agreement, with the price", "agreement, without it", "pronoun, with the price",
+         "pronoun, without it"],
+        ["0", "0.511", "0.871", "0.490", "0.502"],
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("table", "path"),
-    [("ablation", ("accuracy",)), ("seeds", ("seeds", "0", "pronoun", "without"))],
+    [
+        ("ablation", ("accuracy",)),
+        ("seeds", ("seeds", "0", "pronoun", "without")),
+        ("price", ("lowest", "no_price", "0", "pronoun")),
+    ],
 )
 def test_a_missing_key_is_named(data: dict, table: str, path: tuple) -> None:
     parent = data
@@ -130,7 +147,8 @@ def project(tmp_path: Path, data: dict, language_po: dict[str, str] | None = Non
     )
     (src / "index.md").write_text(
         "# Page\n\n```{head-table} ablation data.json\n```\n\n"
-        "```{head-table} seeds data.json\n```\n\n```{head-table} seeds missing.json\n```\n",
+        "```{head-table} seeds data.json\n```\n\n```{head-table} price data.json\n```\n\n"
+        "```{head-table} seeds missing.json\n```\n",
         encoding="utf-8",
     )
     if language_po:
@@ -148,6 +166,7 @@ def test_directive_writes_the_tables_and_warns_on_a_missing_file(tmp_path: Path,
     page = (out / "index.html").read_text(encoding="utf-8")
     assert ht.ablation_html(data, "data.json", english("ablation")) in page
     assert ht.seeds_html(data, "data.json", english("seeds")) in page
+    assert ht.price_html(data, "data.json", english("price")) in page
     assert "head-table seeds: expected missing.json, got no such file" in warnings
     assert warnings.count("WARNING") == 1
 
@@ -157,7 +176,7 @@ def test_templates_are_extracted_without_numbers_and_translated(tmp_path: Path, 
     src = project(tmp_path, data, {"head removed": "移除的头", "head {head}": "头 {head}"})
     out, _ = build(src, builder="gettext")
     template = (out / "index.pot").read_text(encoding="utf-8")
-    for english_text in [*ht.TEMPLATES["ablation"].values(), *ht.TEMPLATES["seeds"].values()]:
+    for english_text in [text for kind in ht.TEMPLATES.values() for text in kind.values()]:
         assert f'msgid "{english_text}"' in template
     assert "0.511" not in template  # a catalog holds no number
     out, _ = build(src, language="zh_CN")

@@ -5,7 +5,8 @@ claims, and writes every number it measured into ``head_explorer.json`` beside i
 head explorer's data, see ``head_explorer``). The explanation page shows those numbers
 without typing one of them: ```` ```{head-table} ablation PATH ```` writes the accuracy with
 each head removed (seed 0), ```` ```{head-table} seeds PATH ```` the measurements of every
-seed. ``PATH`` is the JSON, relative to the page.
+seed, ```` ```{head-table} price PATH ```` the lowest accuracy one removal leaves in each seed,
+trained with and without the price on each head. ``PATH`` is the JSON, relative to the page.
 
 The headers and the words in cells are templates translated by the page's own catalog, as the
 Performance page's are (:class:`bench_figures.Templated`); a catalog holds no number, so a new
@@ -47,6 +48,13 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "others": "without another, lowest",
         "task_agreement": "agreement",
         "task_pronoun": "pronoun",
+    },
+    "price": {
+        "seed": "seed",
+        "agreement_price": "agreement, with the price",
+        "agreement_no_price": "agreement, without it",
+        "pronoun_price": "pronoun, with the price",
+        "pronoun_no_price": "pronoun, without it",
     },
 }
 TASKS = ("agreement", "pronoun")
@@ -131,7 +139,19 @@ def seeds_html(data: dict, shown: str, messages: Messages) -> str:
     return _table(head, rows)
 
 
-RENDER = {"ablation": ablation_html, "seeds": seeds_html}
+def price_html(data: dict, shown: str, messages: Messages) -> str:
+    """Every seed: the lowest accuracy one removal leaves, trained with and without the price."""
+    text = {key: html.escape(value) for key, value in messages.text.items()}
+    columns = [(task, run) for task in TASKS for run in ("price", "no_price")]
+    rows = [
+        [seed, *(f"{_get(data, shown, 'lowest', run, seed, task):.3f}" for task, run in columns)]
+        for seed in sorted(_get(data, shown, "lowest", "price"), key=int)
+    ]
+    head = [text["seed"], *(text[f"{task}_{run}"] for task, run in columns)]
+    return _table(head, rows)
+
+
+RENDER = {"ablation": ablation_html, "seeds": seeds_html, "price": price_html}
 
 
 class HeadTable(SphinxDirective):
