@@ -326,7 +326,8 @@ def forward_without(model, head=None, inputs=test):
 with torch.no_grad():
     torch.testing.assert_close(forward_without(model), logits)
     zeroed = copy.deepcopy(model)
-    zeroed.attn.out_proj.weight[:, agree_head * 8 : (agree_head + 1) * 8] = 0.0
+    D = E // H
+    zeroed.attn.out_proj.weight[:, agree_head * D : (agree_head + 1) * D] = 0.0
     torch.testing.assert_close(forward_without(model, agree_head), zeroed(*test[:3])[0])
     ablation = {h: accuracy(forward_without(model, h)) for h in range(H)}
 
