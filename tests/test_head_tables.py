@@ -99,8 +99,8 @@ def test_seeds_table_states_looking_and_needed_heads(data: dict) -> None:
     markup = ht.seeds_html(data, "x.json", english("seeds"))
     rows = cells(markup)
     assert rows[0] == [
-        "seed", "task", "head that looks most (weight on target / other)",
-        "head needed (weight on target / other)", "without it", "without another, lowest",
+        "seed", "task", "head that looks most", "head needed", "without it",
+        "without another, lowest",
     ]  # fmt: skip
     assert rows[1] == ["0", "agreement", "2 (0.83 / 0.04)", "2 (0.83 / 0.04)", "0.510", "0.980"]
     assert rows[2] == ["0", "pronoun", "0 (0.71 / 0.10)", "1 (0.05 / 0.88)", "0.490", "0.960"]

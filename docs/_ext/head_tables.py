@@ -42,8 +42,8 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "seeds": {
         "seed": "seed",
         "task": "task",
-        "looking": "head that looks most (weight on target / other)",
-        "needed": "head needed (weight on target / other)",
+        "looking": "head that looks most",
+        "needed": "head needed",
         "without": "without it",
         "others": "without another, lowest",
         "task_agreement": "agreement",
