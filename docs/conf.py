@@ -177,8 +177,8 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "download_all_examples": True,  # zips of every .py and every .ipynb
     "notebook_extensions": {".py"},  # each example also downloads as a notebook
-    # sphinx-gallery's matplotlib scraper, plus a second layout of each figure for phones
-    "image_scrapers": ("phone_figures.scraper",),
+    # matplotlib's scraper plus each figure's phone layout; an example's head_explorer_data
+    "image_scrapers": ("phone_figures.scraper", "head_explorer.scraper"),
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example
     "doc_module": ("mha",),  # record which examples use which mha names ...
     "backreferences_dir": "gen_modules/backreferences",  # ... for each API page's minigallery

@@ -342,3 +342,17 @@ def test_the_json_is_a_dependency_of_the_page(tmp_path: Path, data: dict) -> Non
     assert warnings == ""
     (found,) = explorers(_page(out))
     assert json.loads(found["scripts"]["hx-data"]) == data
+
+
+def test_the_scraper_saves_the_examples_data_beside_it(tmp_path: Path, data: dict) -> None:
+    target = tmp_path / "plot_05_heads_on_sentences.py"
+    saved = tmp_path / "plot_05_heads_on_sentences.head_explorer.json"
+    block_vars = {"example_globals": {"x": 1}, "target_file": str(target)}
+    assert hx.scraper(None, block_vars, {}) == ""
+    assert not saved.exists()  # an example without the global: no file
+    block_vars["example_globals"][hx.DATA_GLOBAL] = data
+    assert hx.scraper(None, block_vars, {}) == ""
+    assert json.loads(saved.read_text(encoding="utf-8")) == data
+    written = saved.stat().st_mtime_ns
+    hx.scraper(None, block_vars, {})  # the same data again (the example's next block)
+    assert saved.stat().st_mtime_ns == written  # not rewritten: the page is not re-read

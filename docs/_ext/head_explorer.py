@@ -1,18 +1,19 @@
 """The head explorer: a page's interactive view of every head's attention, from a gallery JSON.
 
-```` ```{head-explorer} ../../gallery/06_evidence/head_explorer.json ```` (the path relative to
-the page's source file) writes a small offline application: a list of sentences, a layer
-choice, a toggle per head, and the two-column drawing of bertviz (the tokens twice, a line
-from each query token to each key token it attends to, one colour per head, the line's
-opacity its attention weight). ``_static/head-explorer.js`` draws it in plain JavaScript and
-inline SVG from the JSON that the directive embeds in the page (``<script
-type="application/json">``): nothing is fetched, so the page also works from ``file://``.
-The gallery example that trains the model writes the JSON; this module only reads it:
-``layers``, ``heads``, ``roles`` (``{task: {"layer": l, "head": h}}``, the head the page
-names for each task) and ``sentences``, each with its ``task``, ``tokens``, ``gloss`` (a
-Chinese word per token, shown under it on the Chinese page), the ``query`` position, the
-``marks`` (positions the legend explains), ``answer``, ``prediction`` and
-``weights[layer][head][query][key]`` (causal, each row summing to 1).
+```` ```{head-explorer} /auto_examples/06_evidence/<example>.head_explorer.json ```` (the path
+relative to the page's source file, or to the source folder with a leading ``/``) writes a
+small offline application: a list of sentences, a layer choice, a toggle per head, and the
+two-column drawing of bertviz (the tokens twice, a line from each query token to each key token
+it attends to, one colour per head, the line's opacity its attention weight).
+``_static/head-explorer.js`` draws it in plain JavaScript and inline SVG from the JSON that the
+directive embeds in the page (``<script type="application/json">``): nothing is fetched, so the
+page also works from ``file://``. The gallery example that trains the model puts the data in a
+global, ``head_explorer_data``, which :func:`scraper` saves beside the generated example (a
+reader running the example gets no file). The data: ``layers``, ``heads``, ``roles`` (``{task:
+{"layer": l, "head": h}}``, the head the page names for each task) and ``sentences``, each with
+its ``task``, ``tokens``, ``gloss`` (a Chinese word per token, shown under it on the Chinese
+page), the ``query`` position, the ``marks`` (positions the legend explains), ``answer``,
+``prediction`` and ``weights[layer][head][query][key]`` (causal, each row summing to 1).
 
 Without JavaScript the explorer's controls stay hidden (``hidden``, removed by the script) and
 a one-line note says why; the page's static figure shows the same heads.
@@ -302,6 +303,35 @@ def add_assets(app, pagename, templatename, context, doctree) -> None:
     if any(node.get(CLASS) for node in doctree.findall(nodes.raw)):
         app.add_css_file(STYLE)
         app.add_js_file(SCRIPT, loading_method="defer")
+
+
+# ---- The data, from the gallery example ----------------------------------------------------------
+
+# the global that a gallery example fills with the explorer's data
+DATA_GLOBAL = "head_explorer_data"
+
+
+def data_path(target_file: Path) -> Path:
+    """Where the data of the generated example ``target_file`` go: beside it, in the gallery's
+    output (``auto_examples/.../<name>.head_explorer.json``)."""
+    return target_file.with_name(f"{target_file.stem}.head_explorer.json")
+
+
+def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
+    """sphinx-gallery scraper: save the example's ``head_explorer_data`` as JSON.
+
+    A reader who runs the example gets no file; the site's build keeps the data beside the
+    generated example, where sphinx-gallery keeps its other outputs: a rebuild that does not
+    run the example again keeps them too. Written only when it changed, so that the page's
+    dependency on it (see :class:`HeadExplorer`) re-reads the page only then.
+    """
+    data = block_vars.get("example_globals", {}).get(DATA_GLOBAL)
+    if isinstance(data, dict):
+        path = data_path(Path(block_vars["target_file"]))
+        text = json.dumps(data, ensure_ascii=False)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    return ""
 
 
 def setup(app):

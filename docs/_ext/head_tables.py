@@ -1,8 +1,9 @@
 """The "what heads learn" page's tables, written from the measurements of the gallery example.
 
 ``gallery/06_evidence/plot_05_heads_on_sentences.py`` trains the sentence model, asserts its
-claims, and writes every number it measured into ``head_explorer.json`` beside itself (the
-head explorer's data, see ``head_explorer``). The explanation page shows those numbers
+claims, and puts every number it measured in ``head_explorer_data``, which the build saves
+beside the generated example as ``plot_05_heads_on_sentences.head_explorer.json`` (the head
+explorer's data, see ``head_explorer.scraper``). The explanation page shows those numbers
 without typing one of them: ```` ```{head-table} ablation PATH ```` writes the accuracy with
 each head removed (seed 0), ```` ```{head-table} seeds PATH ```` the measurements of every
 seed, ```` ```{head-table} price PATH ```` the lowest accuracy one removal leaves in each seed,
@@ -79,8 +80,8 @@ def _get(data: object, shown: str, *keys: str) -> object:
 def load(path: Path, shown: str) -> dict:
     if not path.is_file():
         raise HeadDataError(
-            f"expected {shown}, got no such file (the gallery example "
-            "plot_05_heads_on_sentences.py writes it: build the docs from clean)"
+            f"expected {shown}, got no such file (the build saves it when the gallery "
+            "example that sets head_explorer_data runs: nox -s docs -- clean)"
         )
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -155,7 +156,7 @@ RENDER = {"ablation": ablation_html, "seeds": seeds_html, "price": price_html}
 
 
 class HeadTable(SphinxDirective):
-    """```` ```{head-table} ablation ../../gallery/06_evidence/head_explorer.json ````."""
+    """```` ```{head-table} ablation /auto_examples/06_evidence/<example>.head_explorer.json ````."""
 
     required_arguments = 2
 

@@ -454,7 +454,7 @@ assert spread  # some seed, without the price, keeps agreement after any one rem
 # a plural subject and the first with a singular one: each line goes to a word the head
 # attends to, its opacity the weight. The subject is in bold, the distractor in italics. The
 # site's head explorer shows the same view for every head and word of a few held-out
-# sentences, from the JSON written below.
+# sentences, from the data gathered below.
 
 EXPLORER = [s for s in test_items if s["task"] == "agreement"][:8]
 EXPLORER += [s for s in test_items if s["task"] == "pronoun"][:6]
@@ -489,10 +489,11 @@ for ax, number in zip(axes, ("plural", "singular"), strict=True):
 
 # %%
 # The explorer's data: every held-out sentence above with each head's weights, rounded to
-# three decimals, and the measurements of this page. The docs build reads the file; a reader
-# running this script gets it beside the script.
+# three decimals, and the measurements of this page. The docs build saves the dictionary
+# named ``head_explorer_data`` as JSON for the site's head explorer and tables; run alone,
+# the script writes no file.
 
-explorer = {
+head_explorer_data = {
     "layers": 1,
     "heads": H,
     "roles": {task: {"layer": 0, "head": seeds[0][task]["needed"]} for task in TASKS},
@@ -519,10 +520,10 @@ explorer = {
     "seeds": {str(s): row for s, row in seeds.items()},
     "lowest": {name: {str(s): v for s, v in run.items()} for name, run in lowest.items()},
 }
-with open("head_explorer.json", "w", encoding="utf-8") as f:
-    json.dump(explorer, f, ensure_ascii=False)
-assert all(len(s["gloss"]) == len(s["tokens"]) for s in explorer["sentences"])
-assert all(abs(sum(row) - 1) < 0.01 for s in explorer["sentences"] for row in s["weights"][0][0])
+explored = head_explorer_data["sentences"]
+assert all(len(s["gloss"]) == len(s["tokens"]) for s in explored)
+assert all(abs(sum(row) - 1) < 0.01 for s in explored for head in s["weights"][0] for row in head)
+assert len(json.dumps(head_explorer_data)) < 60_000  # small enough to embed in the page
 
 # %%
 # Functions used: :class:`mha.MultiHeadAttention`, :func:`mha.causal_mask`,
