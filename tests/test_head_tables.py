@@ -130,7 +130,9 @@ def test_a_missing_key_is_named(data: dict, table: str, path: tuple) -> None:
     for key in path[:-1]:
         parent = parent[key]
     del parent[path[-1]]
-    with pytest.raises(ht.HeadDataError, match=f"expected the key {'/'.join(path)} in x.json"):
+    where = "x.json" + "".join(f"[{key!r}]" for key in path[:-1])
+    expected = re.escape(f"expected key {path[-1]!r} in {where}, got keys [")
+    with pytest.raises(ht.HeadDataError, match=expected):
         ht.RENDER[table](data, "x.json", english(table))
 
 

@@ -15,34 +15,26 @@ figures' alt text and the speed table are written by two directives at build tim
 * ```` ```{bench-table} ```` writes the speed table of ``results.json``: one row per
   measurement, the rows that missed their goal marked.
 
-Translation. The sentences and headers are templates with named placeholders (``{ratio}``),
-held by the directive's node, a :class:`sphinx.addnodes.translatable` (as a toctree's caption
-is). Sphinx's gettext builder extracts them into the page's own catalog
-(``locale/<language>/LC_MESSAGES/explanation/performance.po``), where ``nox -s translations``
-checks them with the page's other text; the i18n transform hands the node the translated
-templates, and only then, when the page is written, are the numbers filled in. A catalog
-therefore holds no number, and a new benchmark run leaves every entry current. (A catalog of
-the extension's own, ``app.add_message_catalog``, would need a separate extraction and
-compilation step that the gettext builder does not do, and a check of its own.) A translation
-whose placeholders differ from its template's is reported, and the English template is used.
-
-Errors: a missing JSON or figure file, or a JSON without a key that a directive needs, is a
-warning naming the file and the key (the site builds with ``-W``: the build fails).
+Translation and errors work as for every directive of ``templated``: the sentences and headers
+are templates with named placeholders (``{ratio}``), translated by the page's own catalog
+(``locale/<language>/LC_MESSAGES/explanation/performance.po``); the numbers are filled in only
+when the page is written, so a new benchmark run leaves every entry current. A missing JSON or
+figure file, or a JSON without a key that a directive needs, is a warning naming the file and
+the key (the site builds with ``-W``: the build fails).
 """
 
 from __future__ import annotations
 
+import functools
 import html
-import json
-import string
 import struct
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
-from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
+from templated import DataError, Messages, Templated, get, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -120,80 +112,22 @@ TABLE_COLUMNS = (
 )  # fmt: skip
 
 
-class BenchDataError(Exception):
+class BenchDataError(DataError):
     """The benchmark's JSON or a figure file lacks what a directive needs."""
-
-
-def _placeholders(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-class Messages:
-    """A directive's templates in the page's language, filled in with :meth:`format`.
-
-    ``translations`` maps a template's key to its translation; a missing key keeps the
-    English template, and so does a translation whose placeholders differ from it (``bad``
-    lists those, for a warning).
-    """
-
-    def __init__(self, templates: dict[str, str], translations: dict[str, str] | None = None):
-        self.templates = templates
-        self.text: dict[str, str] = {}
-        self.bad: list[str] = []
-        for key, english in templates.items():
-            translated = (translations or {}).get(key, english)
-            if _placeholders(translated) != _placeholders(english):
-                self.bad.append(
-                    f"the translation of {english!r} should use the placeholders "
-                    f"{sorted(_placeholders(english))}, got {translated!r}"
-                )
-                translated = english
-            self.text[key] = translated
-
-    def format(self, key: str, **values: object) -> str:
-        return self.text[key].format(**values)
-
-    def count(self, n: int) -> str:
-        return self.text[f"number_{n}"] if f"number_{n}" in self.text else str(n)
-
-    def join(self, items: list[str]) -> str:
-        """``a``, ``a and b``, ``a, b and c`` (in the page's language)."""
-        if len(items) <= 1:
-            return "".join(items)
-        head = items[0]
-        for item in items[1:-1]:
-            head = self.format("list_next", head=head, next=item)
-        return self.format("list_last", head=head, last=items[-1])
 
 
 # ---- Reading the JSON ----------------------------------------------------------------------------
 
-
-def _get(value: object, where: str, *keys: str) -> object:
-    """``value[keys[0]][keys[1]]...``, or a :class:`BenchDataError` naming the missing key."""
-    for key in keys:
-        if not (isinstance(value, dict) and key in value):
-            got = f"keys {sorted(value)}" if isinstance(value, dict) else json.dumps(value)[:60]
-            raise BenchDataError(f"expected key {key!r} in {where}, got {got}")
-        value = value[key]
-        where += f"[{key!r}]"
-    return value
+_get = functools.partial(get, error=BenchDataError)  # value[key]..., or the error naming it
 
 
 def load(path: Path, shown: str) -> dict:
     """The JSON at ``path`` (``shown`` names it in errors)."""
-    if not path.is_file():
-        raise BenchDataError(
-            f"expected the benchmark's results in {shown}, got no such file "
-            "(nox -s bench -- --update-docs writes it)"
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise BenchDataError(f"expected JSON in {shown}, got {error}") from None
-    if not isinstance(data, dict):
-        raise BenchDataError(f"expected a JSON object in {shown}, got {type(data).__name__}")
-    return data
+    missing = (
+        f"expected the benchmark's results in {shown}, got no such file "
+        "(nox -s bench -- --update-docs writes it)"
+    )
+    return read_json(path, shown, missing, BenchDataError)
 
 
 def _shape(row: dict, where: str) -> tuple[int, ...]:
@@ -395,30 +329,19 @@ def table_html(results: dict, where: str, messages: Messages) -> str:
 # ---- The node and the directives ----------------------------------------------------------------
 
 
-class Templated(addnodes.translatable):
-    """A node that holds English templates (``templates``, key -> English) and receives the
-    page's translations of them (``translations``), as a toctree's caption is translated.
-
-    ``templates`` never changes, so the gettext builder extracts the English; the i18n
-    transform puts the page's language into ``translations``.
-    """
-
-    def preserve_original_messages(self) -> None:
-        self.setdefault("translations", dict(self["templates"]))
-
-    def apply_translated_message(self, original_message: str, translated_message: str) -> None:
-        translations = dict(self.get("translations", self["templates"]))
-        for key, english in self["templates"].items():
-            if english == original_message:
-                translations[key] = translated_message
-        self["translations"] = translations
-
-    def extract_original_messages(self) -> list[str]:
-        return list(dict.fromkeys(self["templates"].values()))
-
-
 class bench_output(nodes.General, nodes.Element, Templated):
     """A benchmark figure or table to write: its kind and its templates, translated."""
+
+    def label(self) -> str:
+        """``bench-table`` or ``bench-figure speed``."""
+        return "bench-table" if self["kind"] == "table" else f"bench-figure {self['kind']}"
+
+    def html(self, app, docname: str, messages: Messages) -> nodes.Node:
+        markup = render(
+            self, messages, Path(app.srcdir), app.config.bench_figures_dir,
+            app.builder.get_target_uri(docname), app.config.language or "en",
+        )  # fmt: skip
+        return nodes.raw("", markup, format="html")
 
 
 class _BenchDirective(SphinxDirective):
@@ -459,20 +382,17 @@ class BenchTable(_BenchDirective):
         return self._node("table", TABLE_DATA, [])
 
 
-def _label(node: bench_output) -> str:
-    """How warnings name a node: ``bench-table`` or ``bench-figure speed``."""
-    return "bench-table" if node["kind"] == "table" else f"bench-figure {node['kind']}"
-
-
 def render(
-    node: bench_output, srcdir: Path, folder: str, page_url: str, language: str = "en"
+    node: bench_output,
+    messages: Messages,
+    srcdir: Path,
+    folder: str,
+    page_url: str,
+    language: str = "en",
 ) -> str:
-    """The HTML of ``node`` in ``language``; ``page_url`` is the page's URL relative to the
-    site's root."""
+    """The HTML of ``node`` in ``language``, from ``messages`` (its templates in that
+    language); ``page_url`` is the page's URL relative to the site's root."""
     kind, data = node["kind"], node["data"]
-    messages = Messages(node["templates"], node.get("translations"))
-    for problem in messages.bad:
-        logger.warning("%s: %s", _label(node), problem, location=node)
     shown = str(PurePosixPath(folder, data))
     results = load(Path(srcdir, folder, data), shown)
     if kind == "table":
@@ -489,32 +409,11 @@ def render(
     return picture_html(relative_uri(page_url, folder), kind, width, alt, language)
 
 
-def write_outputs(app, doctree: nodes.document, docname: str) -> None:
-    """Replace each benchmark node by its HTML, in the page's language (after translation).
-
-    The gettext builder keeps the nodes: it extracts their templates.
-    """
-    if app.builder.name == "gettext":
-        return
-    page_url = app.builder.get_target_uri(docname)
-    for node in list(doctree.findall(bench_output)):
-        try:
-            markup = render(
-                node, Path(app.srcdir), app.config.bench_figures_dir, page_url,
-                app.config.language or "en",
-            )  # fmt: skip
-        except BenchDataError as error:
-            logger.warning("%s: %s", _label(node), error, location=node)
-            node.parent.remove(node)
-            continue
-        node.replace_self(nodes.raw("", markup, format="html"))
-
-
 def setup(app):
     # the folder of the figures and JSON, relative to the source folder; under
     # html_static_path, so served at the same path below the site's root
     app.add_config_value("bench_figures_dir", "_static/bench", "env", types=(str,))
     app.add_directive("bench-figure", BenchFigure)
     app.add_directive("bench-table", BenchTable)
-    app.connect("doctree-resolved", write_outputs)
+    app.setup_extension("templated")  # writes the nodes' HTML
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -18,11 +18,10 @@ page), the ``query`` position, the ``marks`` (positions the legend explains), ``
 Without JavaScript the explorer's controls stay hidden (``hidden``, removed by the script) and
 a one-line note says why; the page's static figure shows the same heads.
 
-Translation works as in ``bench_figures``: every interface string is a template with named
-placeholders (``Head {n}``) held by the directive's node (:class:`bench_figures.Templated`, a
-:class:`sphinx.addnodes.translatable`), extracted by the gettext builder into the page's
-own catalog; the page is written with the translated templates, which the script fills in. A translation whose placeholders differ
-from its template's is a warning, and the English template is used.
+Translation works as for every directive of ``templated``: every interface string is a
+template with named placeholders (``Head {n}``), translated by the page's own catalog; the page
+is written with the translated templates, which the script fills in. A translation whose
+placeholders differ from its template's is a warning, and the English template is used.
 
 Errors: a missing or invalid JSON, a missing key or a value of the wrong shape is a warning
 naming the file and the key (the site builds with ``-W``: the build fails). The JSON is a
@@ -31,17 +30,16 @@ dependency of the page: a new one re-reads it.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
 from pathlib import Path
 
-from bench_figures import Messages, Templated
 from docutils import nodes
-from sphinx.util import logging
+from languages import is_chinese
 from sphinx.util.docutils import SphinxDirective
-
-logger = logging.getLogger(__name__)
+from templated import DataError, Messages, Templated, get, read_json
 
 SCRIPT = "head-explorer.js"  # in docs/_static, added to the pages that have an explorer
 STYLE = "head-explorer.css"
@@ -94,19 +92,13 @@ TEMPLATES: dict[str, str] = {
 }
 
 
-class HeadExplorerError(Exception):
+class HeadExplorerError(DataError):
     """The explorer's JSON lacks what the explorer needs."""
 
 
 # ---- Reading the JSON ----------------------------------------------------------------------------
 
-
-def _key(value: object, where: str, key: str) -> object:
-    """``value[key]``, or a :class:`HeadExplorerError` naming the missing key."""
-    if not (isinstance(value, dict) and key in value):
-        got = f"keys {sorted(value)}" if isinstance(value, dict) else json.dumps(value)[:60]
-        raise HeadExplorerError(f"expected key {key!r} in {where}, got {got}")
-    return value[key]
+_key = functools.partial(get, error=HeadExplorerError)  # value[key], or the error naming it
 
 
 def _index(value: object, where: str, size: int) -> int:
@@ -209,16 +201,11 @@ def validate(data: object, where: str) -> dict:
 
 def load(path: Path, shown: str) -> dict:
     """The explorer's JSON at ``path``, checked (``shown`` names it in errors)."""
-    if not path.is_file():
-        raise HeadExplorerError(
-            f"expected the head explorer's data in {shown}, got no such file (the gallery "
-            "example that trains the model writes it)"
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise HeadExplorerError(f"expected JSON in {shown}, got {error}") from None
-    return validate(data, shown)
+    missing = (
+        f"expected the head explorer's data in {shown}, got no such file (the gallery "
+        "example that trains the model writes it)"
+    )
+    return validate(read_json(path, shown, missing, HeadExplorerError), shown)
 
 
 # ---- What the directive writes -------------------------------------------------------------------
@@ -252,6 +239,15 @@ def explorer_html(data: dict, messages: Messages, gloss: bool) -> str:
 class head_explorer(nodes.General, nodes.Element, Templated):
     """An explorer to write: its JSON (relative to the source folder) and its templates."""
 
+    def label(self) -> str:
+        return "head-explorer"
+
+    def html(self, app, docname: str, messages: Messages) -> nodes.Node:
+        data = load(Path(app.srcdir, self["path"]), self["shown"])
+        raw = nodes.raw("", explorer_html(data, messages, is_chinese(app.config)), format="html")
+        raw[CLASS] = True  # for add_assets (a class would wrap the HTML in another <div>)
+        return raw
+
 
 class HeadExplorer(SphinxDirective):
     """```` ```{head-explorer} path/to/head_explorer.json ````: the explorer of that JSON."""
@@ -266,34 +262,6 @@ class HeadExplorer(SphinxDirective):
         node = head_explorer(path=relative, shown=shown, templates=dict(TEMPLATES))
         self.set_source_info(node)
         return [node]
-
-
-def _gloss(config) -> bool:
-    """Glosses (the Chinese word under each token) on the Chinese page."""
-    return (config.language or "en").startswith("zh")
-
-
-def write_outputs(app, doctree: nodes.document, docname: str) -> None:
-    """Replace each explorer node by its HTML, in the page's language (after translation).
-
-    The gettext builder keeps the nodes: it extracts their templates.
-    """
-    if app.builder.name == "gettext":
-        return
-    for node in list(doctree.findall(head_explorer)):
-        messages = Messages(node["templates"], node.get("translations"))
-        for problem in messages.bad:
-            logger.warning("head-explorer: %s", problem, location=node)
-        try:
-            data = load(Path(app.srcdir, node["path"]), node["shown"])
-        except HeadExplorerError as error:
-            logger.warning("head-explorer: %s", error, location=node)
-            node.parent.remove(node)
-            continue
-        markup = explorer_html(data, messages, _gloss(app.config))
-        raw = nodes.raw("", markup, format="html")
-        raw[CLASS] = True  # for add_assets (a class would wrap the HTML in another <div>)
-        node.replace_self(raw)
 
 
 def add_assets(app, pagename, templatename, context, doctree) -> None:
@@ -336,6 +304,6 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
 
 def setup(app):
     app.add_directive("head-explorer", HeadExplorer)
-    app.connect("doctree-resolved", write_outputs)
+    app.setup_extension("templated")  # writes the explorer's HTML
     app.connect("html-page-context", add_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,22 +9,23 @@ each head removed (seed 0), ```` ```{head-table} seeds PATH ```` the measurement
 seed, ```` ```{head-table} price PATH ```` the lowest accuracy one removal leaves in each seed,
 trained with and without the price on each head. ``PATH`` is the JSON, relative to the page.
 
-The headers and the words in cells are templates translated by the page's own catalog, as the
-Performance page's are (:class:`bench_figures.Templated`); a catalog holds no number, so a new
-training run leaves every entry current. A missing file or key is a warning naming the file
-and the key (the site builds with ``-W``: the build fails).
+The headers and the words in cells are templates translated by the page's own catalog, as for
+every directive of ``templated``; a catalog holds no number, so a new training run leaves every
+entry current. A missing file or key is a warning naming the file and the key (the site builds
+with ``-W``: the build fails).
 """
 
 from __future__ import annotations
 
+import functools
 import html
-import json
 from pathlib import Path
 
-from bench_figures import Messages, Templated
 from docutils import nodes
+from head_explorer import TASKS as EXPLORER_TASKS
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+from templated import DataError, Messages, Templated, get, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -58,32 +59,22 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "pronoun_no_price": "pronoun, without it",
     },
 }
-TASKS = ("agreement", "pronoun")
+TASKS = tuple(EXPLORER_TASKS)  # agreement, pronoun
 
 
-class HeadDataError(Exception):
+class HeadDataError(DataError):
     """The explorer's JSON lacks what a table needs."""
 
 
-class head_table(nodes.General, nodes.Element, Templated):
-    """A table of the sentence model's measurements: its kind, its JSON, its templates."""
-
-
-def _get(data: object, shown: str, *keys: str) -> object:
-    for depth, key in enumerate(keys):
-        if not isinstance(data, dict) or key not in data:
-            raise HeadDataError(f"expected the key {'/'.join(keys[: depth + 1])} in {shown}")
-        data = data[key]
-    return data
+_get = functools.partial(get, error=HeadDataError)  # value[key]..., or the error naming it
 
 
 def load(path: Path, shown: str) -> dict:
-    if not path.is_file():
-        raise HeadDataError(
-            f"expected {shown}, got no such file (the build saves it when the gallery "
-            "example that sets head_explorer_data runs: nox -s docs -- clean)"
-        )
-    return json.loads(path.read_text(encoding="utf-8"))
+    missing = (
+        f"expected {shown}, got no such file (the build saves it when the gallery "
+        "example that sets head_explorer_data runs: nox -s docs -- clean)"
+    )
+    return read_json(path, shown, missing, HeadDataError)
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
@@ -155,6 +146,18 @@ def price_html(data: dict, shown: str, messages: Messages) -> str:
 RENDER = {"ablation": ablation_html, "seeds": seeds_html, "price": price_html}
 
 
+class head_table(nodes.General, nodes.Element, Templated):
+    """A table of the sentence model's measurements: its kind, its JSON, its templates."""
+
+    def label(self) -> str:
+        return f"head-table {self['kind']}"
+
+    def html(self, app, docname: str, messages: Messages) -> nodes.Node:
+        data = load(Path(app.srcdir, self["shown"]), self["shown"])
+        markup = RENDER[self["kind"]](data, self["shown"], messages)
+        return nodes.raw("", markup, format="html")
+
+
 class HeadTable(SphinxDirective):
     """```` ```{head-table} ablation /auto_examples/06_evidence/<example>.head_explorer.json ````."""
 
@@ -170,36 +173,14 @@ class HeadTable(SphinxDirective):
                 location=self.get_location(),
             )
             return []
-        shown, path = self.env.relfn2path(data, self.env.docname)
+        shown, path = self.env.relfn2path(data, self.env.docname)  # shown: from the source folder
         self.env.note_dependency(path)  # a new training run re-reads the page
-        node = head_table(kind=kind, path=path, shown=shown, templates=dict(TEMPLATES[kind]))
+        node = head_table(kind=kind, shown=shown, templates=dict(TEMPLATES[kind]))
         self.set_source_info(node)
         return [node]
 
 
-def render(node: head_table) -> str:
-    messages = Messages(node["templates"], node.get("translations"))
-    for problem in messages.bad:
-        logger.warning("head-table %s: %s", node["kind"], problem, location=node)
-    data = load(Path(node["path"]), node["shown"])
-    return RENDER[node["kind"]](data, node["shown"], messages)
-
-
-def write_tables(app, doctree: nodes.document, docname: str) -> None:
-    """Replace each table node by its HTML, in the page's language (after translation)."""
-    if app.builder.name == "gettext":
-        return  # the gettext builder extracts the templates
-    for node in list(doctree.findall(head_table)):
-        try:
-            markup = render(node)
-        except HeadDataError as error:
-            logger.warning("head-table %s: %s", node["kind"], error, location=node)
-            node.parent.remove(node)
-            continue
-        node.replace_self(nodes.raw("", markup, format="html"))
-
-
 def setup(app):
     app.add_directive("head-table", HeadTable)
-    app.connect("doctree-resolved", write_tables)
+    app.setup_extension("templated")  # writes the tables' HTML
     return {"parallel_read_safe": True, "parallel_write_safe": True}
