@@ -318,7 +318,8 @@ def update(pot_dir: Path, language: str) -> None:
 
 
 def problems(pot_dir: Path, language: str) -> dict[str, list[str]]:
-    """Everything that keeps the catalogs of ``language`` from being complete, per catalog."""
+    """Everything that keeps the page catalogs of ``language`` from being complete, per catalog
+    (the figures' label table: :func:`figure_problems`)."""
     found: dict[str, list[str]] = {}
     templates = {catalog_name(p, pot_dir): p for p in sorted(pot_dir.rglob("*.pot"))}
     catalogs = po_files(language)
@@ -356,7 +357,6 @@ def problems(pot_dir: Path, language: str) -> dict[str, list[str]]:
                     f"translation starts with a list or heading marker, escape it (2\\. ...): "
                     f"{message.string[:80]!r}"
                 )
-    found["figures"] = figure_problems(language)
     return {name: issues for name, issues in found.items() if issues}
 
 
@@ -406,7 +406,10 @@ def main(argv: list[str]) -> int:
             if command == "update":
                 update(pot_dir, language)
                 continue
-            for name, issues in problems(pot_dir, language).items():
+            found = {**problems(pot_dir, language), "figures": figure_problems(language)}
+            for name, issues in found.items():
+                if not issues:
+                    continue
                 status = 1
                 print(f"{language}/LC_MESSAGES/{name}.po: {len(issues)} problem(s)")
                 for issue in issues[:10]:
