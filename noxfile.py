@@ -355,7 +355,8 @@ def bench(session: nox.Session) -> None:
     docs/_static/bench/ for the Performance page. About 5 minutes on 2 CPU cores.
     """
     session.install(NO_COMPILE, TORCH_CPU)
-    session.install(NO_COMPILE, "-e", ".", "matplotlib")
+    # babel: the charts are drawn again in Chinese from figures.po (docs/_ext/figure_language.py)
+    session.install(NO_COMPILE, "-e", ".", "matplotlib", "babel")
     session.run("python", "benchmarks/bench.py", *session.posargs, env={"MPLBACKEND": "Agg"})
 
 

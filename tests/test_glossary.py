@@ -26,7 +26,7 @@ PO_FILES = catalogs.po_files(LANGUAGE)
 RULES = glossary.load()
 
 
-def _entries(name: str) -> list[tuple[str, str]]:
+def _read_entries(name: str) -> list[tuple[str, str]]:
     """(English, Chinese) of each translated entry; of a code block, its comments only (one a
     line): its code is the source's, checked by nox -s translations."""
     found = []
@@ -40,12 +40,9 @@ def _entries(name: str) -> list[tuple[str, str]]:
     return found
 
 
-CODE_WORDS = glossary.code_vocabulary([i for name in PO_FILES for i, _ in _entries(name)])
-
-
-def _names(check: str) -> list:
-    """The catalogs that ``check`` reads: every page's."""
-    return sorted(PO_FILES) or ["<no catalogs>"]
+ENTRIES = {name: _read_entries(name) for name in PO_FILES}  # each catalog read once
+CODE_WORDS = glossary.code_vocabulary([i for entries in ENTRIES.values() for i, _ in entries])
+NAMES = sorted(PO_FILES) or ["<no catalogs>"]  # the checks read every page's catalog
 
 
 def _where(name: str, msgid: str) -> str:
@@ -58,44 +55,44 @@ def _report(found: list[str]) -> None:
         pytest.fail("\n  ".join(["", *found]), False)
 
 
-@pytest.mark.parametrize("name", _names("variants"))
+@pytest.mark.parametrize("name", NAMES)
 def test_no_forbidden_variant(name: str) -> None:
     """No variant of the "Never write" table, e.g. 宽度 for a dimension, 课程 for the lesson."""
     found = [
         f"{_where(name, msgid)}: {v.never!r}, write {v.write}"
-        for msgid, msgstr in _entries(name)
+        for msgid, msgstr in ENTRIES[name]
         for v in glossary.forbidden(RULES, msgstr)
     ]
     _report(found)
 
 
-@pytest.mark.parametrize("name", _names("steps"))
+@pytest.mark.parametrize("name", NAMES)
 def test_each_step_has_one_name(name: str) -> None:
     """A step of the lesson is called by its name wherever the English names it."""
     found = []
-    for msgid, msgstr in _entries(name):
+    for msgid, msgstr in ENTRIES[name]:
         for step, other in glossary.misnamed_steps(RULES, msgid, msgstr):
             how = "not named" if other == "(none)" else f"named {other!r}"
             found.append(f"{_where(name, msgid)}: step {step.step} {how}, write {step.name!r}")
     _report(found)
 
 
-@pytest.mark.parametrize("name", _names("english"))
+@pytest.mark.parametrize("name", NAMES)
 def test_no_english_outside_code_and_names(name: str) -> None:
     """English stays only as code, a kept name, a gloss or a quoted mention."""
     found = [
         f"{_where(name, msgid)}: English {sorted(set(words))} (translate it, mark it as code, "
         "gloss it once as 中文（English）, or add a name to GLOSSARY.md's English that stays)"
-        for msgid, msgstr in _entries(name)
+        for msgid, msgstr in ENTRIES[name]
         if (words := glossary.english_words(RULES, msgid, msgstr, CODE_WORDS))
     ]
     _report(found)
 
 
-@pytest.mark.parametrize("name", _names("glosses"))
+@pytest.mark.parametrize("name", NAMES)
 def test_a_term_is_glossed_once_per_page(name: str) -> None:
     """词元（token） at the first use on a page, 词元 after it."""
-    counts = Counter(g for _, msgstr in _entries(name) for g in glossary.glosses(msgstr))
+    counts = Counter(g for _, msgstr in ENTRIES[name] for g in glossary.glosses(msgstr))
     repeated = [f"（{g}） {n} times" for g, n in sorted(counts.items()) if n > 1]
     if repeated:
         pytest.fail(f"{LANGUAGE}/LC_MESSAGES/{name}.po glosses again: {repeated}", False)
