@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import sys
 import textwrap
-from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,7 @@ pytest.importorskip("bs4")
 pytest.importorskip("pydata_sphinx_theme")
 pytest.importorskip("sphinx_design")
 
-import sphinx.locale
-from sphinx.application import Sphinx
-from sphinx.util.docutils import docutils_namespace
+from sphinx_build import build
 
 EXT = Path(__file__).resolve().parents[1] / "docs" / "_ext"
 
@@ -191,7 +188,8 @@ def _pages(changed: bool) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """The project built in Chinese: (its HTML folder, the build's warnings, one per line)."""
-    src = tmp_path_factory.mktemp("site")
+    src = tmp_path_factory.mktemp("site") / "src"  # the build goes beside it
+    src.mkdir()
     (src / "conf.py").write_text(CONF.format(ext=str(EXT), here=str(src)))
     (src / "upstream_changes.py").write_text(UPSTREAM_CHANGES)
     pages = {**_pages(changed=False), **_pages(changed=True)}
@@ -225,20 +223,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
             (images / f"{stem}{suffix}.png").write_bytes(b"\x89PNG\r\n\x1a\n")
         for ext in ("py", "ipynb", "zip"):
             (src / "auto_examples" / "01_x" / f"plot_{which}.{ext}").write_text("")
-    out, warnings = src / "_build", StringIO()
-    sphinx.locale.translators.clear()  # no catalog of an earlier build in this process
     try:
-        with docutils_namespace():  # the nodes and directives it registers are its own
-            app = Sphinx(
-                str(src), str(src), str(out / "html"), str(out / "doctrees"), "html",
-                confoverrides={"language": "zh_CN"}, status=None, warning=warnings,
-            )  # fmt: skip
-            app.build()
+        out, warnings = build(src, language="zh_CN")
     finally:
         sys.path[:] = [p for p in sys.path if p not in (str(src), str(EXT))]
         sys.modules.pop("upstream_changes", None)
-        sphinx.locale.translators.clear()
-    return out / "html", warnings.getvalue().splitlines()
+    return out, warnings.splitlines()
 
 
 def _html(site, page: str) -> str:
