@@ -31,6 +31,8 @@ import struct
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
+from phone_figures import PHONE_MEDIA  # the theme's one-column layout
+from phone_figures import SUFFIX as PHONE_SUFFIX
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
@@ -38,8 +40,6 @@ from templated import DataError, Messages, Templated, get, read_json
 
 logger = logging.getLogger(__name__)
 
-PHONE_MEDIA = "(max-width: 540px)"  # the theme's one-column layout (as phone_figures.py)
-PHONE_SUFFIX = "_phone"
 # which JSON each figure states its facts from (both in ``bench_figures_dir``)
 FIGURE_DATA = {"speed": "results.json", "memory": "results.json", "gqa": "gqa.json"}
 TABLE_DATA = "results.json"

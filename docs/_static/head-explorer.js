@@ -110,7 +110,6 @@
     const marks = el("span", { class: "hx-marks" }, legend);
 
     // ---- The drawing: tokens once per sentence, lines at every change --------------------------
-    let drawing = null;
     let lines = null;
     let tokens = [];
     let rowHeight = 0;
@@ -169,7 +168,7 @@
       rowHeight = gloss ? 40 : 24;
       const height = TOP + sentence.tokens.length * rowHeight + 4;
       figure.textContent = "";
-      drawing = svg("svg", {
+      const drawing = svg("svg", {
         viewBox: `0 0 ${WIDTH} ${height}`, class: "hx-svg", role: "group",
         "aria-label": text.region, "data-sentence": String(state.sentence),
       }, figure);
@@ -266,7 +265,6 @@
       build();
       draw();
     });
-    drawing = null;
     ui.hidden = false; // before drawing: the tokens are measured
     build();
     draw();
