@@ -21,6 +21,7 @@ layout off.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from bs4 import NavigableString
@@ -31,15 +32,20 @@ from page_rules import body, fragment, unmatched
 CODE_BREAK = re.compile(r"(?<=[_=,])(?=\S)|(?<=\w\.)(?=[A-Za-z_])")
 
 
+@functools.cache
+def _tag_maker():
+    """An empty soup whose new_tag makes the <wbr> tags (one for the build, not one a text)."""
+    return fragment("")
+
+
 def _with_breaks(text: NavigableString) -> bool:
     """Put a <wbr> at every break point of one text node; whether there was one."""
     pieces = CODE_BREAK.split(str(text))
     if len(pieces) == 1:
         return False
-    soup = fragment("")
     for piece in pieces[:-1]:
         text.insert_before(NavigableString(piece))
-        text.insert_before(soup.new_tag("wbr"))
+        text.insert_before(_tag_maker().new_tag("wbr"))
     text.replace_with(NavigableString(pieces[-1]))
     return True
 
