@@ -11,6 +11,7 @@ from mha import check as check  # feedback on a learner's own steps, as mha.chec
 from mha import errors as errors  # the exception classes, as mha.errors
 from mha.cost import (
     AttentionFlops,
+    LargestTensor,
     attention_flops,
     attention_weight_elements,
     kv_cache_bytes,
@@ -30,6 +31,7 @@ from mha.functional import (
 )
 from mha.gqa import GroupedQueryAttention, KVCache, grouped_query_attention, repeat_kv
 from mha.module import MultiHeadAttention
+from mha.tiled import tiled_attention
 from mha.trace import ShapeStep, format_shape_table, trace_shapes
 
 try:
@@ -41,6 +43,7 @@ __all__ = [
     "AttentionFlops",
     "GroupedQueryAttention",
     "KVCache",
+    "LargestTensor",
     "MultiHeadAttention",
     "ShapeStep",
     "__version__",
@@ -63,5 +66,6 @@ __all__ = [
     "repeat_kv",
     "scaled_dot_product_attention",
     "split_heads",
+    "tiled_attention",
     "trace_shapes",
 ]

@@ -16,12 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from mha._validation import check_kv_heads, positive_int
 from mha.functional import check_heads
 
 __all__ = [
     "AttentionFlops",
+    "LargestTensor",
     "attention_flops",
     "attention_weight_elements",
     "kv_cache_bytes",
@@ -346,3 +348,60 @@ def kv_cache_bytes(
         )
     H_kv = num_heads // G
     return 2 * B * H_kv * S * D * dtype.itemsize  # keys and values, (B, H_kv, S, D) each
+
+
+class LargestTensor(TorchDispatchMode):
+    """Measure the largest tensor that PyTorch creates inside a ``with`` block.
+
+    Every operation that PyTorch runs inside the block passes through this mode (a
+    :class:`torch.utils._python_dispatch.TorchDispatchMode`). Each result that has memory of
+    its own is counted; a view of an input or a result written into an input (``out=``, an
+    in-place operation) shares that input's memory and is not. Works on real tensors, on any
+    device (on ``meta`` no tensor has an address, so nothing is told apart).
+
+    Attributes
+    ----------
+    numel : int
+        Elements of the largest tensor created, 0 if none was.
+    nbytes : int
+        Its size in bytes.
+
+    Examples
+    --------
+    >>> import torch, mha
+    >>> q, k, v = torch.randn(3, 1, 1, 512, 64).unbind(0)  # (B, H, L, D) each, L = S = 512
+    >>> with mha.LargestTensor() as explicit:
+    ...     _ = mha.scaled_dot_product_attention(q, k, v)
+    >>> explicit.numel  # the (L, S) scores
+    262144
+    >>> with mha.LargestTensor() as tiled:
+    ...     _ = mha.tiled_attention(q, k, v, block_size=128)
+    >>> tiled.numel, tiled.nbytes  # the scores of one block of keys, (L, C)
+    (65536, 262144)
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.numel = 0
+        self.nbytes = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        inputs = {t.untyped_storage().data_ptr() for t in _tensors((args, kwargs))}
+        out = func(*args, **kwargs)
+        for t in _tensors(out):
+            if t.untyped_storage().data_ptr() not in inputs and t.numel() > self.numel:
+                self.numel, self.nbytes = t.numel(), t.numel() * t.element_size()
+        return out
+
+
+def _tensors(obj: object):
+    """The tensors in ``obj``, a tensor or nested tuples, lists and dicts of them."""
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _tensors(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _tensors(item)
