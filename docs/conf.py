@@ -55,6 +55,7 @@ extensions = [
     "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
     "head_tables",  # the "what heads learn" page's tables, from the gallery example's JSON
     "head_explorer",  # What heads learn: every head's attention, explored in the page (JS, SVG)
+    "questions",  # multiple-choice questions, each choice with its verdict and why
 ]
 
 exclude_patterns = [

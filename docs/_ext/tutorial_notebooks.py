@@ -32,10 +32,14 @@ def write_notebooks(app, config) -> None:
     - a code cell tagged ``hide-cell``, ``hide-input`` or ``hide-output`` keeps its place and
       its tags, and JupyterLab collapses the same parts (``metadata.jupyter``).
 
+    Questions (``{question}``, :mod:`questions`) become Markdown: the question, then each
+    choice folded in a ``<details>`` with its verdict and explanation.
+
     Cell ids are numbered, so that an unchanged page writes an unchanged notebook.
     """
     import nbformat
     from myst_nb.core.read import read_myst_markdown_notebook
+    from questions import markdown
 
     dropdown = re.compile(r"^(?P<fence>:{3,}|`{3,})\{dropdown\}[ \t]*(?P<title>.*?)\s*$")
     heading = re.compile(r"^(#{1,6})\s")
@@ -93,7 +97,7 @@ def write_notebooks(app, config) -> None:
                         cell.metadata.setdefault("jupyter", {})[part] = True
                 cells.append(cell)
                 continue
-            parts, level = split_dropdowns(cell.source, level)
+            parts, level = split_dropdowns(markdown(cell.source), level)
             cells += [nbformat.v4.new_markdown_cell(p, metadata=dict(cell.metadata)) for p in parts]
         for number, cell in enumerate(cells):
             cell.id = f"cell-{number:03d}"

@@ -26,7 +26,6 @@ import itertools
 import matplotlib.pyplot as plt
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 import mha
@@ -139,34 +138,18 @@ assert mha.attention_weight_elements(1, 1024, 1024, 1) * 4 == 4 * 2**20  # 4 MiB
 # memory-efficient kernels compute the softmax block by block and never store the weights;
 # its third kernel, the *math* fallback, does, and PyTorch picks it when the fused ones cannot
 # run the inputs (on the CPU, for example, with dropout). We record the largest tensor PyTorch
-# creates during one forward pass at ``L = S = 1024``, ``d_model = 512``, ``H = 8``.
-
-
-class LargestTensor(TorchDispatchMode):
-    """Inside ``with LargestTensor() as seen:``, ``seen.numel`` is the number of elements of
-    the largest tensor that PyTorch creates."""
-
-    def __init__(self):
-        super().__init__()
-        self.numel = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(t, torch.Tensor):
-                self.numel = max(self.numel, t.numel())
-        return out
-
+# creates during one forward pass at ``L = S = 1024``, ``d_model = 512``, ``H = 8``, with
+# :class:`mha.LargestTensor`.
 
 module = mha.MultiHeadAttention(512, 8, batch_first=True, device=device).eval()
 x = torch.randn(1, 1024, 512, device=device)  # (B, L, E)
 n_weights = mha.attention_weight_elements(1, 1024, 1024, 8)
 with torch.no_grad():
-    with LargestTensor() as explicit:
+    with mha.LargestTensor() as explicit:
         module(x, x, x, need_weights=True)
-    with LargestTensor() as fused:
+    with mha.LargestTensor() as fused:
         module(x, x, x, need_weights=False)
-    with sdpa_kernel(SDPBackend.MATH), LargestTensor() as fused_math:
+    with sdpa_kernel(SDPBackend.MATH), mha.LargestTensor() as fused_math:
         module(x, x, x, need_weights=False)
 print(f"weights (B, H, L, S): {n_weights:,} elements; largest tensor created:")
 for name, seen in (("explicit", explicit), ("fused", fused), ("fused, math kernel", fused_math)):
@@ -200,4 +183,5 @@ axes[-1].set_xlabel("heads H")
 
 # %%
 # Functions used: :func:`mha.parameter_count`, :func:`mha.attention_flops`,
-# :func:`mha.attention_weight_elements`, :class:`mha.MultiHeadAttention`.
+# :func:`mha.attention_weight_elements`, :class:`mha.MultiHeadAttention`,
+# :class:`mha.LargestTensor`.
