@@ -73,6 +73,8 @@ ax.plot(lengths, tiled_mib, "s-", label="tiled: one block of scores (L, C), C = 
 ax.set_xscale("log", base=2)
 ax.set_yscale("log", base=2)
 ax.set_xticks(lengths, [f"{n:,}" for n in lengths])
+mib_ticks = [0.25, 1, 4, 16, 64, 256]
+ax.set_yticks(mib_ticks, [f"{t:g}" for t in mib_ticks])
 ax.set(xlabel="sequence length L = S", ylabel="largest tensor (MiB)")
 ax.set_title("Largest tensor created, one head, float32")
 ax.grid(True, alpha=0.3)

@@ -354,7 +354,7 @@ class LargestTensor(TorchDispatchMode):
     """Measure the largest tensor that PyTorch creates inside a ``with`` block.
 
     Every operation that PyTorch runs inside the block passes through this mode (a
-    :class:`torch.utils._python_dispatch.TorchDispatchMode`). Each result that has memory of
+    ``TorchDispatchMode``, PyTorch's hook under every operator). Each result that has memory of
     its own is counted; a view of an input or a result written into an input (``out=``, an
     in-place operation) shares that input's memory and is not. Works on real tensors, on any
     device (on ``meta`` no tensor has an address, so nothing is told apart).
