@@ -138,8 +138,8 @@ def test_notebooks_get_the_questions_folded() -> None:
     assert markdown.endswith("After.\n")
     folded = re.findall(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", markdown)
     assert folded == [
-        ("A. `(2, 3, 10, 4)`", "**Right.** One row per query."),
-        ("B. `(2, 3, 10, 6)`", "**Not this one.** That is the whole matrix."),
+        ("A. <code>(2, 3, 10, 4)</code>", "**Right.** One row per query."),
+        ("B. <code>(2, 3, 10, 6)</code>", "**Not this one.** That is the whole matrix."),
     ]
 
 

@@ -163,8 +163,9 @@ def markdown(text: str) -> str:
             correct = bool(lines) and lines[0].strip() == ":correct:"
             explanation = "\n".join(lines[1:] if correct else lines).strip()
             verdict = RIGHT if correct else WRONG
+            label = re.sub(r"`([^`]+)`", r"<code>\1</code>", found["label"].strip())  # in HTML
             parts.append(
-                f"<details><summary>{letter}. {found['label'].strip()}</summary>\n\n"
+                f"<details><summary>{letter}. {label}</summary>\n\n"
                 f"**{verdict}** {explanation}\n\n</details>"
             )
         return "\n\n".join(parts)

@@ -1,0 +1,109 @@
+"""Questions that answer back (docs/_ext/questions.py), in Chromium, in both languages.
+
+Each page with questions is opened as a reader would: nothing of an answer shows before a
+choice is opened; a wrong choice, opened with the mouse, says it is wrong and why (its own
+explanation), a right one, opened with the keyboard alone, says it is right; opening one closes
+the other choices of the same question. On a 390 px phone in the dark theme nothing is wider
+than the screen and axe finds no serious problem (contrast included) in the opened questions.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TIMEOUT_MS, Watch
+from pagechecks import AXE_OPTIONS, SERIOUS
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.browser
+
+PAGES = ["tutorial/08_tiled_attention.html"]
+VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "不是这个。")}
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture
+def reader(browser, base_url, layout):
+    """Factory: a fresh page on ``path`` in ``language``, at ``viewport``, in ``theme``."""
+    contexts = []
+
+    def make(path: str, language: str, viewport: dict, theme: str = "light") -> Watch:
+        if language not in layout.languages:
+            pytest.skip(f"this build has no {language} folder")
+        ctx = browser.new_context(viewport=viewport, color_scheme="light", service_workers="block")
+        ctx.set_default_timeout(TIMEOUT_MS)
+        ctx.add_init_script(
+            f"localStorage.setItem('mode', '{theme}');localStorage.setItem('theme', '{theme}');"
+        )
+        contexts.append(ctx)
+        watch = Watch(ctx.new_page(), base_url)
+        watch.goto((f"{language}/" if layout.multilingual else "") + path)
+        return watch
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def answers_shown(question) -> list[bool]:
+    return [a.is_visible() for a in question.locator(".mha-answer").all()]
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("path", PAGES)
+def test_choosing_answers_back(reader, path: str, language: str) -> None:
+    watch = reader(path, language, DESKTOP)
+    right_word, wrong_word = VERDICTS[language]
+    questions = watch.page.locator(".mha-question").all()
+    assert len(questions) >= 2, f"{path}: expected questions at the end of the page"
+    for number, question in enumerate(questions):
+        choices = question.locator("details.mha-choice")
+        assert choices.count() >= 2
+        assert not any(answers_shown(question)), f"question {number}: an answer shows unasked"
+        wrong = question.locator("details.mha-wrong").first
+        right = question.locator("details.mha-right")
+        assert right.count() == 1, f"question {number}: expected exactly one right choice"
+
+        wrong.locator("summary").click()  # the mouse, on a wrong choice
+        answer = wrong.locator(".mha-answer")
+        assert answer.is_visible()
+        verdict = answer.locator(".mha-verdict").inner_text().strip()
+        assert verdict == wrong_word, f"question {number}: {verdict!r}"
+        why = answer.inner_text().replace(verdict, "", 1).strip()
+        assert len(why) > 10, f"question {number}: a wrong choice without its explanation"
+        assert not right.locator(".mha-answer").is_visible()
+
+        right.locator("summary").focus()  # the keyboard alone, on the right choice
+        watch.page.keyboard.press("Enter")
+        assert right.locator(".mha-answer").is_visible()
+        assert right.locator(".mha-verdict").inner_text().strip() == right_word
+        assert not answer.is_visible(), "opening a choice should close the others"
+        if language == "zh_CN":  # the explanation is Chinese too, not only the verdict
+            assert any("\u4e00" <= c <= "\u9fff" for c in why), f"question {number}: {why!r}"
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.fixture(scope="session")
+def axe():
+    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("path", PAGES)
+def test_phone_dark_theme(reader, axe, path: str, language: str) -> None:
+    watch = reader(path, language, PHONE, theme="dark")
+    page = watch.page
+    for question in page.locator(".mha-question").all():
+        for summary in question.locator("summary").all():  # every explanation shown in turn
+            summary.click()
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"the page is {width} px wide with {summary.inner_text()!r}"
+        question.locator("details.mha-right summary").click()  # left open for axe
+    assert not watch.problems, "\n".join(watch.problems)
+    results = axe.run(page, context=".mha-question", options=AXE_OPTIONS).response  # axe last
+    serious = [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+        for v in results["violations"]
+        if v.get("impact") in SERIOUS
+    ]
+    assert not serious, "\n".join(serious)
