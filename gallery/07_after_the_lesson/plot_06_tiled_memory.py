@@ -148,4 +148,4 @@ if device.type == "cpu":
 
 # %%
 # Functions used: :func:`mha.tiled_attention`, :func:`mha.scaled_dot_product_attention`,
-# :class:`mha.LargestTensor`, :func:`mha.causal_mask`.
+# :class:`mha.LargestTensor`.

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import operator
 
+import torch
 from torch import Tensor
+
+from mha.errors import TypeAssertionError
 
 __all__ = [
     "check_bool",
     "check_dim",
     "check_kv_heads",
+    "check_mask_dtype",
     "check_tensor",
     "head_counts",
     "integer",
@@ -91,3 +95,11 @@ def check_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"expected {name} to be a bool, got {type(value).__name__}")
     return value
+
+
+def check_mask_dtype(mask: Tensor, name: str, true_means: str, error=TypeAssertionError) -> None:
+    if mask.dtype != torch.bool and not mask.is_floating_point():
+        raise error(
+            f"expected {name} to be a bool or floating-point tensor, got dtype {mask.dtype}; "
+            f"convert it with {name}.bool() (True = {true_means}) or pass an additive float mask"
+        )

@@ -39,9 +39,8 @@ import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
 from torch import Tensor
 
-from mha._validation import check_dim, check_tensor, head_counts, positive_int
+from mha._validation import check_dim, check_mask_dtype, check_tensor, head_counts, positive_int
 from mha.errors import (
-    TypeAssertionError,
     TypeAttributeError,
     TypeRuntimeError,
     ValueAssertionError,
@@ -104,14 +103,6 @@ def check_heads(embed_dim: int, num_heads: int) -> int:
             f"{head_counts(embed_dim)}"
         )
     return embed_dim // num_heads
-
-
-def _check_mask_dtype(mask: Tensor, name: str, true_means: str, error=TypeAssertionError) -> None:
-    if mask.dtype != torch.bool and not mask.is_floating_point():
-        raise error(
-            f"expected {name} to be a bool or floating-point tensor, got dtype {mask.dtype}; "
-            f"convert it with {name}.bool() (True = {true_means}) or pass an additive float mask"
-        )
 
 
 def _check_same_length(key: Tensor, value: Tensor, axis: int, error=ValueAssertionError) -> None:
@@ -227,7 +218,7 @@ def additive_mask(mask: Tensor | None, dtype: torch.dtype, *, name: str = "mask"
     if mask is None:
         return None
     check_tensor(mask, name)
-    _check_mask_dtype(mask, name, "blocked")
+    check_mask_dtype(mask, name, "blocked")
     return _additive_mask(mask, dtype)
 
 
@@ -632,7 +623,7 @@ def scaled_dot_product_attention(
     compute = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     if attn_mask is not None:
         check_tensor(attn_mask, "attn_mask")
-        _check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
+        check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
         attn_mask = _additive_mask(
             ~attn_mask if attn_mask.dtype == torch.bool else attn_mask, compute
         )
@@ -768,7 +759,7 @@ def check_mha_inputs(
         if mask is None:
             continue
         check_tensor(mask, name)
-        _check_mask_dtype(mask, name, true_means)
+        check_mask_dtype(mask, name, true_means)
         if tuple(mask.shape) not in expected[name].values():
             fits_other = (
                 module

@@ -34,9 +34,8 @@ import math
 import torch
 from torch import Tensor
 
-from mha._validation import check_bool, check_dim, check_tensor, positive_int
+from mha._validation import check_bool, check_dim, check_mask_dtype, check_tensor, positive_int
 from mha.errors import TypeRuntimeError, ValueRuntimeError
-from mha.functional import _check_mask_dtype
 
 __all__ = ["tiled_attention"]
 
@@ -188,7 +187,7 @@ def tiled_attention(
         if is_causal:
             raise ValueRuntimeError("expected either attn_mask or is_causal=True, got both")
         check_tensor(attn_mask, "attn_mask", TypeRuntimeError)
-        _check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
+        check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
         try:
             fits = torch.broadcast_shapes(attn_mask.shape, (B, H, L, S)) == (B, H, L, S)
         except RuntimeError:
