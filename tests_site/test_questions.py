@@ -97,7 +97,9 @@ def test_phone_dark_theme(reader, axe, path: str, language: str) -> None:
         for summary in question.locator("summary").all():  # every explanation shown in turn
             summary.click()
             width = page.evaluate("() => document.documentElement.scrollWidth")
-            assert width <= PHONE["width"], f"the page is {width} px wide with {summary.inner_text()!r}"
+            assert width <= PHONE["width"], (
+                f"the page is {width} px wide with {summary.inner_text()!r}"
+            )
         question.locator("details.mha-right summary").click()  # left open for axe
     assert not watch.problems, "\n".join(watch.problems)
     results = axe.run(page, context=".mha-question", options=AXE_OPTIONS).response  # axe last
