@@ -287,11 +287,12 @@ def shared(context, base_url):
 
 @pytest.fixture
 def themed(browser, base_url):
-    """Factory: a fresh context and page whose colour theme is set before any page script runs."""
+    """Factory: a fresh context and page whose colour theme is set before any page script runs,
+    at ``viewport`` (the desktop's by default)."""
     contexts = []
 
-    def make(theme: str | None) -> Watch:
-        ctx = browser.new_context(viewport=VIEWPORT, color_scheme="light", service_workers="block")
+    def make(theme: str | None, viewport: dict = VIEWPORT) -> Watch:
+        ctx = browser.new_context(viewport=viewport, color_scheme="light", service_workers="block")
         ctx.set_default_timeout(TIMEOUT_MS)
         if theme is not None:
             ctx.add_init_script(
@@ -303,3 +304,9 @@ def themed(browser, base_url):
     yield make
     for ctx in contexts:
         ctx.close()
+
+
+@pytest.fixture(scope="session")
+def axe():
+    """axe-core in the page (axe-playwright-python): the accessibility checks."""
+    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()

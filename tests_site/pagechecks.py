@@ -278,10 +278,11 @@ AXE_OPTIONS = {
 }
 
 
-def axe_problems(axe, page) -> list[str]:
-    """Serious or critical WCAG 2 A/AA violations found by axe-core."""
+def axe_problems(axe, page, context: str | None = None) -> list[str]:
+    """Serious or critical WCAG 2 A/AA violations found by axe-core, in the elements that the
+    CSS selector ``context`` picks (the whole page by default)."""
     problems = []
-    for violation in axe.run(page, options=AXE_OPTIONS).response["violations"]:
+    for violation in axe.run(page, context=context, options=AXE_OPTIONS).response["violations"]:
         if violation.get("impact") in SERIOUS:
             targets = [n["target"] for n in violation["nodes"][:3]]
             problems.append(

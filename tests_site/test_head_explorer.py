@@ -14,8 +14,8 @@ import json
 import re
 
 import pytest
-from conftest import TIMEOUT_MS, Watch
-from pagechecks import AXE_OPTIONS, SERIOUS
+from conftest import Watch
+from pagechecks import axe_problems
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -39,29 +39,20 @@ ACTIVE_JS = """() => { const a = document.activeElement;
 
 
 @pytest.fixture
-def explorer(browser, base_url, layout):
+def explorer(themed, layout):
     """Factory: a fresh page on the explorer in ``language``, at ``viewport``, in ``theme``."""
-    contexts = []
 
     def make(language: str, theme: str = "light", viewport: dict = DESKTOP) -> Watch:
         if language not in layout.languages:
             pytest.skip(f"this build has no {language} folder")
-        ctx = browser.new_context(viewport=viewport, color_scheme="light", service_workers="block")
-        ctx.set_default_timeout(TIMEOUT_MS)
-        ctx.add_init_script(
-            f"localStorage.setItem('mode', '{theme}');localStorage.setItem('theme', '{theme}');"
-        )
-        contexts.append(ctx)
-        watch = Watch(ctx.new_page(), base_url)
+        watch = themed(theme, viewport)
         prefix = f"{language}/" if layout.multilingual else ""
         watch.goto(prefix + PAGE)
         watch.page.wait_for_selector(EXPLORER)
         watch.page.locator(EXPLORER).scroll_into_view_if_needed()
         return watch
 
-    yield make
-    for ctx in contexts:
-        ctx.close()
+    return make
 
 
 def drawn(page) -> dict[int, list[tuple[int, int, int, float]]]:
@@ -346,11 +337,6 @@ def test_the_english_page_has_no_glosses(explorer) -> None:
     assert not watch.problems, "\n".join(watch.problems)
 
 
-@pytest.fixture(scope="session")
-def axe():
-    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_axe_finds_nothing_serious_in_the_explorer(explorer, axe, language: str) -> None:
     watch = explorer(language)
@@ -358,12 +344,7 @@ def test_axe_finds_nothing_serious_in_the_explorer(explorer, axe, language: str)
     token(page, 0).focus()  # a state with a token chosen, as a reader leaves it
     assert not watch.problems, "\n".join(watch.problems)
     # axe last: its requests are not the page's (see TOOLCHAIN.md)
-    results = axe.run(page, context=".head-explorer", options=AXE_OPTIONS).response
-    serious = [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
-        for v in results["violations"]
-        if v.get("impact") in SERIOUS
-    ]
+    serious = axe_problems(axe, page, context=".head-explorer")
     assert not serious, "\n".join(serious)
 
 

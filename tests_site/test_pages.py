@@ -52,11 +52,6 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="session")
-def axe():
-    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
-
-
-@pytest.fixture(scope="session")
 def figure_page(layout) -> str:
     """The gallery page whose figures are checked for visibility and photographed."""
     return gallery_figure_page(layout)

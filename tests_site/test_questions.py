@@ -10,8 +10,8 @@ than the screen and axe finds no serious problem (contrast included) in the open
 from __future__ import annotations
 
 import pytest
-from conftest import TIMEOUT_MS, Watch
-from pagechecks import AXE_OPTIONS, SERIOUS
+from conftest import Watch
+from pagechecks import axe_problems
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -23,26 +23,17 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture
-def reader(browser, base_url, layout):
+def reader(themed, layout):
     """Factory: a fresh page on ``path`` in ``language``, at ``viewport``, in ``theme``."""
-    contexts = []
 
     def make(path: str, language: str, viewport: dict, theme: str = "light") -> Watch:
         if language not in layout.languages:
             pytest.skip(f"this build has no {language} folder")
-        ctx = browser.new_context(viewport=viewport, color_scheme="light", service_workers="block")
-        ctx.set_default_timeout(TIMEOUT_MS)
-        ctx.add_init_script(
-            f"localStorage.setItem('mode', '{theme}');localStorage.setItem('theme', '{theme}');"
-        )
-        contexts.append(ctx)
-        watch = Watch(ctx.new_page(), base_url)
+        watch = themed(theme, viewport)
         watch.goto((f"{language}/" if layout.multilingual else "") + path)
         return watch
 
-    yield make
-    for ctx in contexts:
-        ctx.close()
+    return make
 
 
 def answers_shown(question) -> list[bool]:
@@ -83,11 +74,6 @@ def test_choosing_answers_back(reader, path: str, language: str) -> None:
     assert not watch.problems, "\n".join(watch.problems)
 
 
-@pytest.fixture(scope="session")
-def axe():
-    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
-
-
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 @pytest.mark.parametrize("path", PAGES)
 def test_phone_dark_theme(reader, axe, path: str, language: str) -> None:
@@ -102,10 +88,5 @@ def test_phone_dark_theme(reader, axe, path: str, language: str) -> None:
             )
         question.locator("details.mha-right summary").click()  # left open for axe
     assert not watch.problems, "\n".join(watch.problems)
-    results = axe.run(page, context=".mha-question", options=AXE_OPTIONS).response  # axe last
-    serious = [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
-        for v in results["violations"]
-        if v.get("impact") in SERIOUS
-    ]
+    serious = axe_problems(axe, page, context=".mha-question")  # axe last
     assert not serious, "\n".join(serious)
