@@ -87,9 +87,9 @@ plt.show()
 #
 # That is the forward pass alone. To compute gradients, autograd keeps what the backward pass
 # will need, and in the tiled loop that includes each block's weights: at ``L = S = 1024``
-# what it keeps adds up to more than the ``L * S`` elements of the whole matrix. FlashAttention's
-# backward pass keeps only the output and the log-sum-exp of each row, and recomputes each
-# block's weights from them.
+# what it keeps adds up to more than the ``L * S`` elements of the whole matrix. Besides its
+# inputs, FlashAttention's backward pass keeps only the output and the log-sum-exp of each row,
+# and recomputes each block's weights from them.
 
 n = 1024
 q, k, v = torch.randn(3, 1, 1, n, D, device=device, requires_grad=True).unbind(0)
