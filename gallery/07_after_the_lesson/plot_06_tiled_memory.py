@@ -46,7 +46,7 @@ torch.testing.assert_close(out, step_3)
 
 lengths = [512, 1024, 2048, 4096, 8192]
 explicit_mib, tiled_mib = [], []
-print("  L = S   step 3 (MiB)   tiled (MiB)   ratio")
+print("  L = S  step 3 MiB  tiled MiB  ratio")
 for n in lengths:
     q, k, v = torch.randn(3, 1, 1, n, D, device=device).unbind(0)  # (B, H, L, D) each
     with torch.no_grad(), mha.LargestTensor() as explicit:
@@ -58,7 +58,7 @@ for n in lengths:
     explicit_mib.append(explicit.nbytes / 2**20)
     tiled_mib.append(tiled.nbytes / 2**20)
     ratio = explicit.numel // tiled.numel
-    print(f"{n:7d} {explicit_mib[-1]:14.2f} {tiled_mib[-1]:13.2f} {ratio:7d}")
+    print(f"{n:7d} {explicit_mib[-1]:11.2f} {tiled_mib[-1]:10.2f} {ratio:6d}")
     assert ratio == n // C
 assert explicit_mib[-1] == 256 and tiled_mib[-1] == 4  # at L = S = 8192
 
@@ -96,7 +96,7 @@ q, k, v = torch.randn(3, 1, 1, n, D, device=device, requires_grad=True).unbind(0
 saved = []
 with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t.numel()) or t, lambda t: t):
     mha.tiled_attention(q, k, v, block_size=C)
-print(f"saved for the backward pass: {sum(saved):,} elements; L * S = {n * n:,}")
+print(f"saved for backward: {sum(saved):,} elements\nL * S:              {n * n:,}")
 assert sum(saved) > n * n  # every block's (L, C) weights, and more
 
 # %%
@@ -133,15 +133,13 @@ with torch.no_grad():
     with mha.LargestTensor() as fused:
         F.scaled_dot_product_attention(q, k, v)
     timings = {
-        "F.scaled_dot_product_attention": best_time(
-            lambda: F.scaled_dot_product_attention(q, k, v)
-        ),
+        "PyTorch's function": best_time(lambda: F.scaled_dot_product_attention(q, k, v)),
         "lesson's step 3": best_time(lambda: mha.scaled_dot_product_attention(q, k, v)),
         "tiled, in Python": best_time(lambda: mha.tiled_attention(q, k, v)),
     }
-fastest = timings["F.scaled_dot_product_attention"]
+fastest = timings["PyTorch's function"]
 for name, ms in timings.items():
-    print(f"{name:32} {ms:8.1f} ms   {ms / fastest:5.1f} x")
+    print(f"{name:18} {ms:7.1f} ms {ms / fastest:5.1f} x")
 assert timings["tiled, in Python"] > fastest
 if device.type == "cpu":
     assert fused.numel < n * n
