@@ -38,11 +38,12 @@ torch.testing.assert_close(out, step_3)
 # -------------------------------------------
 #
 # :class:`mha.LargestTensor` watches every operation PyTorch runs and records the largest
-# tensor created (views and in-place results share memory and do not count). One head,
-# ``B = H = 1``, ``D = 64``, ``L = S`` from 512 to 8,192, float32, the default block of
-# ``C = 128`` keys. The lesson's step creates the ``(L, S)`` scores, so its largest tensor
-# grows as ``L * S``; the tiled loop creates the ``(L, C)`` scores of one block, so its grows
-# as ``L * C``.
+# tensor created (a view of a tensor, or a result written into an existing one, takes no
+# memory of its own and does not count). One head, ``B = H = 1``, ``D = 64``, ``L = S`` from
+# 512 to 8,192, float32, the default block of ``C = 128`` keys. The lesson's step creates the
+# ``(L, S)`` scores, so its largest tensor grows as ``L * S``; the tiled loop creates the
+# ``(L, C)`` scores of one block and ``(L, D)`` tensors (the scaled queries, the output), so
+# with ``C >= D`` its largest grows as ``L * C``.
 
 lengths = [512, 1024, 2048, 4096, 8192]
 explicit_mib, tiled_mib = [], []
@@ -104,11 +105,11 @@ assert sum(saved) > n * n  # every block's (L, C) weights, and more
 # --------------------
 #
 # Fewer bytes stored is not fewer operations: the loop computes the same products plus the
-# rescaling, and in Python each of its operations is a separate kernel that writes its result
-# to memory and reads it back. FlashAttention fuses the whole loop into one kernel that keeps
-# each block in the GPU's fast on-chip memory. PyTorch's function runs such a fused kernel on
-# the CPU too (its flash kernel: on the CPU, asserted below, it creates nothing of the size of
-# ``(L, S)``). Eight heads of 64 at ``L = S = 1024``, the best of 3 runs of each; the Python
+# rescaling, and each of its operations runs as a separate *kernel* (one compiled routine)
+# that writes its result to main memory and reads it back for the next. FlashAttention *fuses*
+# the whole loop into one GPU kernel that keeps each block in the GPU's small, fast on-chip
+# memory. PyTorch's function runs a fused kernel of its own on the CPU (its flash kernel: on
+# the CPU, asserted below, it creates nothing of the size of ``(L, S)``). Eight heads of 64 at ``L = S = 1024``, the best of 3 runs of each; the Python
 # loop is slower than PyTorch's function (asserted). The lesson's step 3 is printed beside
 # them, unasserted: on one machine it is faster than the loop, on another slower.
 
