@@ -6,7 +6,7 @@ Tiled attention: the memory it saves, the time it costs
 the online softmax of FlashAttention (Dao et al., 2022; tutorial page 8 walks through it by
 hand). Here, measured: the largest tensor each way creates for one head from 512 to 8,192
 tokens, drawn against the length; what autograd keeps when gradients are needed; and the time
-against PyTorch's fused kernel and the lesson's step 3 on this machine.
+against PyTorch's function and the lesson's step 3 on this machine.
 """
 
 # %%
