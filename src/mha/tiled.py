@@ -19,12 +19,10 @@ Dimension letters as in :mod:`mha.functional` and :mod:`mha.gqa` (``B``, ``H``, 
 ``G``, ``L``, ``S``, ``D``), plus ``C``: the number of keys in one block, ``block_size``
 (``B_c`` in the paper).
 
-References
-----------
-.. [1] T. Dao, D. Y. Fu, S. Ermon, A. Rudra and C. Ré, "FlashAttention: Fast and
-   Memory-Efficient Exact Attention with IO-Awareness", NeurIPS 2022, arXiv:2205.14135.
-.. [2] M. Milakov and N. Gimelshein, "Online normalizer calculation for softmax",
-   arXiv:1805.02867, 2018.
+Sources: T. Dao, D. Y. Fu, S. Ermon, A. Rudra and C. Ré, "FlashAttention: Fast and
+Memory-Efficient Exact Attention with IO-Awareness", NeurIPS 2022, arXiv:2205.14135
+(Algorithm 1); M. Milakov and N. Gimelshein, "Online normalizer calculation for softmax",
+arXiv:1805.02867, 2018.
 """
 
 from __future__ import annotations
@@ -116,22 +114,17 @@ def tiled_attention(
 
     Notes
     -----
-    The loop follows Algorithm 1 of FlashAttention [1]_ over the blocks of keys (its outer
-    loop); its inner loop over blocks of queries runs here as one batched product over all
-    ``L`` queries. Where the paper divides the output by ``l`` at every step (line 12), this
+    The loop follows Algorithm 1 of FlashAttention (Dao et al., 2022, arXiv:2205.14135) over
+    the blocks of keys (its outer loop); its inner loop over blocks of queries runs here as
+    one batched product over all ``L`` queries. Where the paper divides the output by ``l`` at every step (line 12), this
     function divides once at the end, as FlashAttention-2 does: the result is the same.
 
     For half-precision inputs the scores, the statistics and the accumulator are float32.
     There is no dropout. With autograd, each block's weights are kept for the backward pass,
     so training memory grows as ``L * S`` again: FlashAttention's backward pass instead
     recomputes them block by block from the saved log-sum-exp. The loop runs in Python, one
-    small kernel per operation; fused kernels do it all in one (see the gallery example
-    "The online softmax").
-
-    References
-    ----------
-    .. [1] T. Dao et al., "FlashAttention: Fast and Memory-Efficient Exact Attention with
-       IO-Awareness", NeurIPS 2022, arXiv:2205.14135, Algorithm 1.
+    small kernel per operation; fused kernels do it all in one (tutorial page 8, and the
+    gallery example "Tiled attention: the memory it saves, the time it costs").
 
     Examples
     --------
