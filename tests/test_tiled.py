@@ -128,6 +128,16 @@ def test_fully_masked_rows_are_zero_as_in_pytorch() -> None:
     assert lse[0, 0, 1] == -math.inf and lse[0, 0, [0, 2]].isfinite().all()
 
 
+def test_a_float_mask_of_another_dtype_is_added_in_the_scores_dtype() -> None:
+    """As the lesson's step 3 does (PyTorch's function rejects such a mask)."""
+    q, k, v, _ = make({"B": 1, "H": 2, "H_kv": 2, "L": 4, "S": 6, "D": 4, "D_v": 4, "seed": 6})
+    q, k, v = (t.detach().float() for t in (q, k, v))
+    mask = torch.randn(4, 6, dtype=torch.float64, device=DEVICE)
+    got, lse = mha.tiled_attention(q, k, v, mask, block_size=4, return_lse=True)
+    assert got.dtype == lse.dtype == torch.float32  # the statistics too, not promoted
+    torch.testing.assert_close(got, mha.scaled_dot_product_attention(q, k, v, mask)[0])
+
+
 def test_large_scores_do_not_overflow() -> None:
     """Scores near 1000 in float32: exp(1000) is inf, exp(score - max) is not."""
     q = torch.full((1, 1, 2, 1), 100.0, device=DEVICE)  # (B, H, L, D) with D = 1

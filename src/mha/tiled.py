@@ -221,7 +221,10 @@ def tiled_attention(
             s = s.masked_fill(keys > visible, -math.inf)  # (L, C) broadcast over B, H
         elif attn_mask is not None:
             block = attn_mask[..., start:end].reshape(B, H_kv, G, L, end - start)
-            s = s.masked_fill(~block, -math.inf) if block.dtype == torch.bool else s + block
+            if block.dtype == torch.bool:
+                s = s.masked_fill(~block, -math.inf)
+            else:  # added in the scores' dtype, whatever its own (as the lesson's step 3)
+                s = s + block.to(s.dtype)
         # lines 10-11: the new maximum. It only shifts every exponent by the same amount,
         # which cancels in acc / l, so no gradient flows through it (detach)
         m_new = torch.maximum(m, s.detach().amax(dim=-1, keepdim=True))  # (B, H_kv, G, L, 1)
