@@ -31,6 +31,7 @@ from mha.functional import (
 )
 from mha.gqa import GroupedQueryAttention, KVCache, grouped_query_attention, repeat_kv
 from mha.module import MultiHeadAttention
+from mha.scale import RowStats, ScaleMeasurement, measure_scale
 from mha.tiled import tiled_attention
 from mha.trace import ShapeStep, format_shape_table, trace_shapes
 
@@ -45,6 +46,8 @@ __all__ = [
     "KVCache",
     "LargestTensor",
     "MultiHeadAttention",
+    "RowStats",
+    "ScaleMeasurement",
     "ShapeStep",
     "__version__",
     "additive_mask",
@@ -58,6 +61,7 @@ __all__ = [
     "get_device",
     "grouped_query_attention",
     "kv_cache_bytes",
+    "measure_scale",
     "merge_heads",
     "multi_head_attention",
     "parameter_count",

@@ -1,0 +1,113 @@
+"""How long each tutorial page takes to read, counted from the built site.
+
+Everything the page holds counts, folded cells and answers included: prose at 200 words a
+minute, code and printed output at 12 lines a minute. The article of each page is read from
+the built HTML, so the executed outputs are counted as the reader sees them.
+
+``python tests_site/reading_time.py docs/_build/html`` prints each English tutorial page's
+estimate and the core path's total (pages 1 to 6); ``test_reading_time.py`` holds it to
+``CORE_BUDGET_MIN``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+WORDS_PER_MIN = 200
+LINES_PER_MIN = 12
+CORE_PAGES = ("01", "02", "03", "04", "05", "06")  # the lesson's path, in its order
+CORE_BUDGET_MIN = 60
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")  # "don't", "3.45", "self-attention": one each
+_SKIP_CLASSES = {"headerlink", "visually-hidden", "sd-summary-state-marker"}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    page: str
+    words: int
+    lines: int
+
+    @property
+    def minutes(self) -> float:
+        return self.words / WORDS_PER_MIN + self.lines / LINES_PER_MIN
+
+
+class _Article(HTMLParser):
+    """Words outside ``<pre>`` and non-blank lines inside it, in the page's ``<article>``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0  # open elements inside the article
+        self.in_article = False
+        self.skip = 0  # depth at which an element to skip opened (0: none)
+        self.pre = 0
+        self.text: list[str] = []
+        self.code: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in {"br", "img", "hr", "meta", "link", "input", "wbr", "source"}:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        if not self.in_article:
+            if tag == "article" and "bd-article" in classes:
+                self.in_article, self.depth = True, 1
+            return
+        self.depth += 1
+        if not self.skip and (classes & _SKIP_CLASSES or tag in {"script", "style", "button"}):
+            self.skip = self.depth
+        if tag == "pre":
+            self.pre += 1
+            self.code.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.in_article or tag in {"br", "img", "hr", "wbr", "source"}:
+            return
+        if tag == "pre":
+            self.pre -= 1
+        if self.skip == self.depth:
+            self.skip = 0
+        self.depth -= 1
+        if self.depth == 0:
+            self.in_article = False
+
+    def handle_data(self, data: str) -> None:
+        if not self.in_article or self.skip:
+            return
+        if self.pre:
+            self.code[-1] += data
+        else:
+            self.text.append(data)
+
+
+def estimate(html: Path) -> Estimate:
+    parser = _Article()
+    parser.feed(html.read_text(encoding="utf-8"))
+    words = len(_WORD.findall(" ".join(parser.text)))
+    lines = sum(1 for block in parser.code for line in block.splitlines() if line.strip())
+    return Estimate(html.stem, words, lines)
+
+
+def tutorial_pages(site: Path, language: str = "en") -> list[Path]:
+    root = site / language if (site / language / "index.html").is_file() else site
+    return sorted((root / "tutorial").glob("[0-9][0-9]_*.html"))
+
+
+def main(site: Path) -> int:
+    estimates = [estimate(page) for page in tutorial_pages(site)]
+    if not estimates:
+        print(f"no tutorial pages under {site}: build the site first (nox -s docs)")
+        return 1
+    print(f"{'page':<26} {'words':>6} {'lines':>6} {'minutes':>8}")
+    for e in estimates:
+        print(f"{e.page:<26} {e.words:>6} {e.lines:>6} {e.minutes:>8.1f}")
+    core = sum(e.minutes for e in estimates if e.page[:2] in CORE_PAGES)
+    print(f"pages 1-6 (the core path): {core:.1f} minutes (budget {CORE_BUDGET_MIN})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/_build/html")))
