@@ -17,7 +17,15 @@ from pagechecks import axe_problems
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
-PAGES = ["tutorial/08_tiled_attention.html"]
+PAGES = [  # the core path, each page ending with its questions, and page 8
+    "tutorial/01_one_head_to_many.html",
+    "tutorial/02_walkthrough.html",
+    "tutorial/03_pytorch_module.html",
+    "tutorial/04_exercise.html",
+    "tutorial/05_errors.html",
+    "tutorial/06_summary.html",
+    "tutorial/08_tiled_attention.html",
+]
 VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "不是这个。")}
 PHONE = {"width": 390, "height": 844}
 

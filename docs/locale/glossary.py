@@ -6,6 +6,9 @@ apply (``tests/test_glossary.py`` over the catalogs, ``english_share.py`` over t
 
 - "Never write": a variant, the term to write instead, and words whose presence in the same
   entry makes the variant legitimate (宽 is wrong for a dimension, right for a figure 7 英寸宽);
+  a variant inside a longer word of the "write" or "unless" column is that word, not the
+  variant (头维 is wrong, 头维度 right; 轴 is wrong for a tensor's dimension, 横轴 right for a
+  figure's; 集中 is wrong for sharper weights, 训练集中 is 训练集 + 中);
 - "Step names": each step of the lesson, its one Chinese name, the English phrases that name it
   and the other Chinese names it must not be given;
 - "English that stays": proper names, abbreviations, units and the few terms the glossary keeps
@@ -81,6 +84,7 @@ class Variant:
     never: str
     write: str
     unless: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()  # words that hold ``never`` and are not it: 头维度, 训练集中
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,12 @@ def _items(cell: str) -> tuple[str, ...]:
 def load(path: Path = GLOSSARY) -> Rules:
     text = path.read_text(encoding="utf-8")
     variants = tuple(
-        Variant(never, row[1], _items(row[2]))
+        Variant(
+            never,
+            row[1],
+            tuple(u for u in _items(row[2]) if never not in u),
+            tuple(t for t in _items(row[1]) + _items(row[2]) if never in t),
+        )
         for row in _table(text, "### Never write")
         for never in _items(row[0])
     )
@@ -145,13 +154,34 @@ def load(path: Path = GLOSSARY) -> Rules:
     )
 
 
+TERM_TABLES = ("## Terms", "### After the lesson (grouped-query attention, KV cache, tiled attention)")
+
+
+def terms(path: Path = GLOSSARY) -> list[tuple[str, str]]:
+    """(English, 中文) of each row of the tables of terms, the glossary's own choices."""
+    text = path.read_text(encoding="utf-8")
+    return [(row[0], row[1]) for heading in TERM_TABLES for row in _table(text, heading)]
+
+
 # -- The checks on one entry ------------------------------------------------------------------------
 
 
 def forbidden(rules: Rules, msgstr: str) -> list[Variant]:
-    """The variants this translation uses where the glossary has another term."""
+    """The variants this translation uses where the glossary has another term.
+
+    A variant is allowed in an entry that holds a word of its "unless" column (宽 with 英寸),
+    and does not count inside a word of its "write" or "unless" column that holds it (头维
+    inside 头维度, 轴 inside 横轴, 集中 inside 训练集中).
+    """
     text = prose(msgstr)
-    return [v for v in rules.variants if v.never in text and not any(u in text for u in v.unless)]
+    found = []
+    for v in rules.variants:
+        rest = text
+        for term in sorted(v.terms, key=len, reverse=True):
+            rest = rest.replace(term, " ")
+        if v.never in rest and not any(u in text for u in v.unless):
+            found.append(v)
+    return found
 
 
 def misnamed_steps(rules: Rules, msgid: str, msgstr: str) -> list[tuple[Step, str]]:

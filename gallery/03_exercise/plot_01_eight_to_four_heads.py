@@ -147,7 +147,8 @@ assert weights_attn.shape == (2, 4, 5, 5)
 # -----------
 #
 # The 64 numbers of one token's ``Q``, coloured by the head they go to: 8 heads of 8 numbers,
-# or 4 heads of 16. The split only cuts the same 64 numbers into fewer, wider pieces.
+# or 4 heads of 16, numbered from 0 as the head dimension of ``(B, H, L, D)`` counts them.
+# The split only cuts the same 64 numbers into fewer, wider pieces.
 
 
 def heads_of_channels(num_heads):
@@ -167,7 +168,7 @@ for ax, heads in zip(axes, (8, 4), strict=True):
     assert torch.equal(head_of, torch.arange(d_model) // width)  # contiguous blocks of D
     ax.imshow(head_of[None].numpy(), cmap="tab10", vmin=0, vmax=9, aspect="auto")
     for head in range(heads):
-        ax.text(head * width + (width - 1) / 2, 0, str(head + 1), ha="center", va="center")
+        ax.text(head * width + (width - 1) / 2, 0, str(head), ha="center", va="center")
     ax.set_yticks([])
     ax.set_xticks([0, 16, 32, 48, 63])
     ax.set_title(f"{heads} heads of {width} numbers")

@@ -1,0 +1,83 @@
+"""The tutorial's core path, read from the built site: short enough, and the exercise unspoiled.
+
+- Pages 1 to 6 take at most ``CORE_BUDGET_MIN`` minutes to read, counting everything on them
+  (``reading_time.py`` says how).
+- Nothing above an answer shows it: no page before the exercise (page 4) holds a split that
+  works for any head count, and on page 4 the answer's code, and the fix that ``mha.check``
+  prints under the cell where the reader tries, are folded (inside a ``<details>`` element).
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from reading_time import CORE_BUDGET_MIN, CORE_PAGES, estimate
+
+# The exercise's answer: a split that reads its sizes from the tensor. Each string is a piece
+# of that answer as the answer writes it, or as the check's fix prints it.
+ANSWER = ("B, L, E = x.shape", "E // num_heads")
+
+
+def _pages(folder: Path) -> dict[str, Path]:
+    return {page.stem[:2]: page for page in sorted((folder / "tutorial").glob("[0-9][0-9]_*.html"))}
+
+
+def test_core_path_reads_within_budget(layout) -> None:
+    estimates = [estimate(page) for number, page in _pages(layout.main).items()
+                 if number in CORE_PAGES]
+    assert len(estimates) == len(CORE_PAGES), "a page of the core path is missing"
+    total = sum(e.minutes for e in estimates)
+    each = ", ".join(f"{e.page} {e.minutes:.1f}" for e in estimates)
+    assert total <= CORE_BUDGET_MIN, f"pages 1-6 take {total:.1f} minutes ({each})"
+
+
+class _Unfolded(HTMLParser):
+    """The article's text outside every ``<details>`` element."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.folded = 0
+        self.in_article = False
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag == "article":
+            self.in_article = True
+        elif tag == "details":
+            self.folded += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article":
+            self.in_article = False
+        elif tag == "details":
+            self.folded -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.in_article and not self.folded:
+            self.text.append(data)
+
+
+def _unfolded_text(page: Path) -> str:
+    parser = _Unfolded()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return "".join(parser.text)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_exercise_is_not_answered_above_its_answer(layout, language: str) -> None:
+    if language not in layout.languages:
+        pytest.skip(f"this build has no {language} folder")
+    pages = _pages(layout.languages[language])
+    for number in ("01", "02", "03"):
+        text = pages[number].read_text(encoding="utf-8")
+        shown = [piece for piece in ANSWER if piece in text]
+        assert not shown, f"{pages[number].name} shows the exercise's answer: {shown}"
+    exercise = pages["04"]
+    assert all(piece in exercise.read_text(encoding="utf-8") for piece in ANSWER), (
+        "page 4 lost its answer"
+    )
+    unfolded = _unfolded_text(exercise)
+    shown = [piece for piece in ANSWER if piece in unfolded]
+    assert not shown, f"{exercise.name} shows the answer unfolded: {shown}"
