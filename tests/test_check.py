@@ -3,8 +3,10 @@ variants pass; anything else is "differs"; the learner's exceptions never escape
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
+import sys
 import warnings
 
 import pytest
@@ -103,6 +105,19 @@ def _attend_with(weights_of):
     return attend
 
 
+_attend_with_dot_t = _attend_with(lambda q, k: (q @ k.T / math.sqrt(q.shape[-1])).softmax(-1))
+
+
+def split_dot_t(x, num_heads):  # torch warns that .T on a 4-D tensor is deprecated
+    B, L, E = x.shape
+    return x.view(B, L, num_heads, E // num_heads).T  # (D, H, L, B)
+
+
+def split_permute_all(x, num_heads):  # the same axes reversed, without the warning
+    B, L, E = x.shape
+    return x.view(B, L, num_heads, E // num_heads).permute(3, 2, 1, 0)  # (D, H, L, B)
+
+
 # (check, mistake id, learner function, a piece of the fix the report must show)
 MISTAKES = [
     (check.split_heads, "view_without_transpose",
@@ -115,6 +130,8 @@ MISTAKES = [
      lambda x, h: x.view(*x.shape[:2], h, -1).transpose(2, 3), ".transpose(1, 2)"),
     (check.split_heads, "view_wrong_size",
      lambda x, h: x.view(2, 5, 8, 8).transpose(1, 2), "B, L, E = x.shape"),
+    (check.split_heads, "transpose_all_axes", split_dot_t, ".transpose(1, 2)"),
+    (check.split_heads, "transpose_all_axes", split_permute_all, ".transpose(1, 2)"),
     (check.merge_heads, "view_without_transpose",
      lambda x: x.reshape(x.shape[0], x.shape[2], -1), "x.transpose(1, 2).contiguous().view("),
     (check.merge_heads, "view_after_transpose",
@@ -135,9 +152,7 @@ MISTAKES = [
      _attend_with(lambda q, k: _scores(q, k, q.shape[-1] ** -0.5).softmax(1)), "softmax(dim=-1)"),
     (check.attention, "softmax_wrong_axis",  # no dim: torch warns and picks dim=1 for 4-D
      _attend_with(lambda q, k: F.softmax(_scores(q, k, q.shape[-1] ** -0.5))), "softmax(dim=-1)"),
-    (check.attention, "transpose_all_axes",
-     _attend_with(lambda q, k: (q @ k.T / math.sqrt(q.shape[-1])).softmax(-1)),
-     "k.transpose(-2, -1)"),
+    (check.attention, "transpose_all_axes", _attend_with_dot_t, "k.transpose(-2, -1)"),
     (check.attention, "weights_averaged",
      lambda q, k, v: (attend_manual(q, k, v)[0], attend_manual(q, k, v)[1].mean(1)),
      "(B, H, L, S)"),
@@ -150,6 +165,39 @@ MISTAKES = [
      lambda q, k, v: attend_manual(q, k, v)[0], "return output, weights"),
 ]  # fmt: skip
 MISTAKE_IDS = [f"{c.__name__}-{m}-{i}" for i, (c, m, _, _) in enumerate(MISTAKES)]
+
+
+def split_no_return(x, num_heads):
+    B, L, E = x.shape
+    x.view(B, L, num_heads, E // num_heads).transpose(1, 2)  # computed, never returned
+
+
+def merge_no_return(x):
+    B, H, L, D = x.shape
+    x.transpose(1, 2).reshape(B, L, H * D)
+
+
+def attend_no_return(q, k, v):
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    output = weights @ v  # noqa: F841 - the mistake under test
+
+
+def split_no_return_with_dot_t(x, num_heads):  # two mistakes: the missing return comes first
+    B, L, E = x.shape
+    x.view(B, L, num_heads, E // num_heads).T  # noqa: B018 - the mistake under test
+
+
+# (check, learner function, what it returned in words (en, zh), the fix's return line)
+NO_RETURN = [
+    (check.split_heads, split_no_return, ("Tensor", "Tensor"),
+     "return x.view(B, L, H, D).transpose(1, 2)"),
+    (check.split_heads, split_no_return_with_dot_t, ("Tensor", "Tensor"),
+     "return x.view(B, L, H, D).transpose(1, 2)"),
+    (check.merge_heads, merge_no_return, ("Tensor", "Tensor"),
+     "return x.transpose(1, 2).reshape(B, L, H * D)"),
+    (check.attention, attend_no_return, ("(output, weights)", "(output, weights)"),
+     "return output, weights"),
+]  # fmt: skip
 
 # wrong in a way no known mistake explains: "differs", never a misnamed mistake
 UNRELATED = [
@@ -197,7 +245,9 @@ def test_unrelated_wrong_code_differs(run, fn):
     report = run(fn, lang="en")
     assert (report.ok, report.mistake) == (False, "differs"), str(report)
     assert "differs from the reference" in str(report)
-    assert re.search(r"first differs at index \(\d+(, \d+)*\): expected \S+, got \S+", str(report))
+    words = r"batch \d+(, (head|token|feature|query token|key token) \d+)+"
+    assert re.search(rf"first differs at {words}: expected \S+, got \S+", str(report))
+    assert "index" not in str(report)
 
 
 def test_a_shape_mismatch_gives_both_shapes():
@@ -206,10 +256,147 @@ def test_a_shape_mismatch_gives_both_shapes():
     assert "expected shape (2, 5, 12), got (2, 5, 3, 4)" in str(report)
 
 
+def _first_inputs(run):
+    """The inputs each check tries first (seed 0), built as the check builds them."""
+    gen = torch.Generator().manual_seed(0)
+    if run is check.split_heads:
+        return torch.randn(2, 5, 12, generator=gen), 3  # (B, L, E), H
+    if run is check.merge_heads:
+        return (torch.randn(2, 3, 5, 4, generator=gen),)  # (B, H, L, D)
+    return tuple(torch.randn(2, 3, n, 4, generator=gen) for n in (5, 7, 7))  # q, k, v
+
+
+REFERENCE = {
+    check.split_heads: mha.split_heads,
+    check.merge_heads: mha.merge_heads,
+    check.attention: mha.scaled_dot_product_attention,
+}
+
+
+def _one_value_wrong(run, part, index):
+    """A learner function that is right except for one value, 100, at ``index``."""
+
+    def almost(*inputs):
+        result = REFERENCE[run](*inputs)
+        tensor = (result if part is None else result[part]).clone()
+        tensor[index] = 100.0
+        if part is None:
+            return tensor
+        return (tensor, result[1]) if part == 0 else (result[0], tensor)
+
+    return almost
+
+
+# (check, part of (output, weights) or None, the wrong position, it in words: en, zh)
+POSITIONS = [
+    (check.split_heads, None, (1, 2, 3, 1),
+     "batch 1, head 2, token 3, feature 1",
+     "第 1 个批量样本、第 2 个头、第 3 个词元、第 1 个特征"),
+    (check.merge_heads, None, (1, 4, 7),
+     "batch 1, token 4, feature 7",
+     "第 1 个批量样本、第 4 个词元、第 7 个特征"),
+    (check.attention, 0, (0, 1, 4, 2),
+     "output: first differs at batch 0, head 1, token 4, feature 2",
+     "输出：第一处不同位于第 0 个批量样本、第 1 个头、第 4 个词元、第 2 个特征"),
+    (check.attention, 1, (1, 2, 3, 6),
+     "weights: first differs at batch 1, head 2, query token 3, key token 6",
+     "注意力权重：第一处不同位于第 1 个批量样本、第 2 个头、第 3 个查询词元、第 6 个键词元"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("run", "part", "index", "en", "zh"),
+    POSITIONS,
+    ids=["split_heads", "merge_heads", "attention-output", "attention-weights"],
+)
+def test_differs_names_the_position_in_words(run, part, index, en, zh):
+    result = REFERENCE[run](*_first_inputs(run))
+    want = (result if part is None else result[part])[index].item()
+    fn = _one_value_wrong(run, part, index)
+    report_en, report_zh = run(fn, lang="en"), run(fn, lang="zh_CN")
+    assert report_en.mistake == report_zh.mistake == "differs"
+    if part is None:  # one tensor: no "output: " in front
+        en, zh = f"first differs at {en}", f"第一处不同位于{zh}"
+    assert f"What happened: {en}: expected {want:.6g}, got 100\n" in str(report_en)
+    assert f"实际情况：{zh}，应为 {want:.6g}，实际为 100\n" in str(report_zh)
+
+
+def test_a_known_mistake_shows_the_position_in_words():
+    x, h = _first_inputs(check.split_heads)
+    want, got = mha.split_heads(x, h)[0, 0, 1, 0].item(), x.view(2, h, 5, 4)[0, 0, 1, 0].item()
+    fn = next(fn for _, m, fn, _ in MISTAKES if m == "view_without_transpose")
+    report_en, report_zh = check.split_heads(fn, lang="en"), check.split_heads(fn, lang="zh_CN")
+    assert report_en.mistake == report_zh.mistake == "view_without_transpose"
+    assert (
+        "What happened: first differs at batch 0, head 0, token 1, feature 0: "
+        f"expected {want:.6g}, got {got:.6g}\n"
+    ) in str(report_en)
+    assert (
+        "实际情况：第一处不同位于第 0 个批量样本、第 0 个头、第 1 个词元、第 0 个特征，"
+        f"应为 {want:.6g}，实际为 {got:.6g}\n"
+    ) in str(report_zh)
+
+
+@pytest.mark.parametrize(
+    ("run", "fn", "returned", "fix"), NO_RETURN, ids=[fn.__name__ for _, fn, _, _ in NO_RETURN]
+)
+def test_a_forgotten_return_is_named(run, fn, returned, fix):
+    report_en, report_zh = run(fn, lang="en"), run(fn, lang="zh_CN")
+    assert (report_en.ok, report_en.mistake) == (False, "no_return")
+    assert (report_zh.ok, report_zh.mistake) == (False, "no_return")
+    assert str(report_en).splitlines()[1:3] == [
+        "Mistake: no return: the function computes its result but returns None.",
+        f"What happened: expected {returned[0]}, got None",
+    ]
+    assert str(report_zh).splitlines()[1:3] == [
+        "错误：没有 return：函数算出了结果，却返回了 None。",
+        f"实际情况：应为 {returned[1]}，实际为 None",
+    ]
+    assert f"Fix: end the function with return and the result, e.g. {fix};" in str(report_en)
+    assert f"修复：在函数最后写上 return，把结果交出来，例如 {fix}；" in str(report_zh)
+
+
+@pytest.mark.parametrize("fn", [split_dot_t, split_permute_all])
+def test_dot_t_in_split_heads_is_named(fn):
+    """``x.view(B, L, H, D).T`` reverses every axis: named by torch's warning, or, with the same
+    axes reversed by ``permute`` (no warning), by the result."""
+    report_en, report_zh = check.split_heads(fn, lang="en"), check.split_heads(fn, lang="zh_CN")
+    assert report_en.mistake == report_zh.mistake == "transpose_all_axes"
+    (_, *en), (_, *zh) = str(report_en).splitlines(), str(report_zh).splitlines()
+    if fn is split_dot_t:  # what torch warned
+        assert en.pop(1).startswith("What happened: UserWarning: The use of `x.T` on tensors")
+        assert zh.pop(1).startswith("实际情况：UserWarning: The use of `x.T` on tensors")
+    else:
+        assert en.pop(1) == "What happened: expected shape (2, 3, 5, 4), got (4, 3, 5, 2)"
+        assert zh.pop(1) == "实际情况：形状应为 (2, 3, 5, 4)，实际为 (4, 3, 5, 2)"
+    assert en == [
+        "Mistake: .T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B)).",
+        "Fix: swap only axes 1 and 2 (L and H): x.view(B, L, H, D).transpose(1, 2)",
+    ]
+    assert zh == [
+        "错误：对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）。",
+        "修复：只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+@pytest.mark.parametrize("fn", [split_view_transpose, split_permute_all], ids=["ok", "mistake"])
+def test_a_bare_report_shows_its_message(capsys, monkeypatch, lang, fn):
+    """A report as the last expression at a plain Python prompt (``sys.displayhook`` prints its
+    repr), or inside a list: the message, not ``Report(ok=..., mistake=...)``."""
+    monkeypatch.setattr(builtins, "_", None, raising=False)  # the prompt's hook sets _
+    report = check.split_heads(fn, lang=lang)
+    assert repr(report) == str(report) == report.message
+    assert repr(report).startswith("✓" if report.ok else "✗")
+    sys.__displayhook__(report)
+    assert capsys.readouterr().out == report.message + "\n"
+    assert repr([report]) == f"[{report.message}]"
+
+
 @pytest.mark.parametrize(
     ("run", "fn"),
     [
-        (check.split_heads, lambda x, h: None),
+        (check.split_heads, lambda x, h: x.numpy()),
         (check.merge_heads, lambda x: x.tolist()),
         (check.attention, lambda q, k, v: (q, k, v)),
         (check.attention, lambda q, k, v: (q.double(), k)),
@@ -232,14 +419,14 @@ def test_an_exception_in_fn_is_diagnosed_not_raised():
 
 def test_the_dot_t_warning_is_seen_every_time():
     """torch warns about 4-D ``.T`` once per process; the check sees it on every call."""
-    fn = next(fn for _, m, fn, _ in MISTAKES if m == "transpose_all_axes")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.zeros(1, 1, 1).T  # noqa: B018 - spends the once-per-process warning, if still unspent
-    for _ in range(2):
-        report = check.attention(fn, lang="en")
-        assert report.mistake == "transpose_all_axes"
-        assert "`x.T`" in str(report)
+    for run, fn in [(check.attention, _attend_with_dot_t), (check.split_heads, split_dot_t)]:
+        for _ in range(2):
+            report = run(fn, lang="en")
+            assert report.mistake == "transpose_all_axes"
+            assert "`x.T`" in str(report)
     assert not torch.is_warn_always_enabled()
 
 
@@ -256,7 +443,7 @@ def test_chinese_messages_for_every_mistake(run, mistake, fn, fix):
 
 
 def test_both_languages_cover_the_same_mistakes():
-    for m in (*check._MISTAKES, check._RAISES, check._DIFFERS):
+    for m in (*check._MISTAKES, check._RAISES, check._NO_RETURN, check._DIFFERS):
         assert m.title_en and m.fix_en and not CJK.search(m.title_en + m.fix_en)
         assert CJK.search(m.title_zh) and CJK.search(m.fix_zh), m.id
     assert set(check._TEXT["en"]) == set(check._TEXT["zh_CN"])
@@ -283,7 +470,6 @@ def test_misuse_of_the_checker_raises():
 
 def test_report_shows_in_full_in_a_notebook():
     report = check.merge_heads(lambda x: x.reshape(x.shape[0], x.shape[2], -1), lang="en")
-    assert repr(report) == "Report(ok=False, mistake='view_without_transpose')"
 
     class Printer:  # IPython's pretty printer, as far as _repr_pretty_ uses it
         def __init__(self):

@@ -4,7 +4,8 @@ Write your own ``split_heads``, ``merge_heads`` or attention in a notebook, hand
 to the check of the same name and read the report: whether it matches this package's step on
 every input tried and, when it does not, which known mistake it makes and the code that fixes
 it, naming the row of the table on the :ref:`Common errors <howto-common-errors>` page where
-there is one. Show the report as the last expression of a cell, or ``print`` it.
+there is one. Show the report as the last expression of a cell or at a Python prompt, or
+``print`` it.
 
 Each check probes with sizes where every dimension differs, ``B=2, H=3, L=5, S=7, D=4,
 E=12`` (with the lesson's ``H = D = 8`` a swap of those two axes would pass by coincidence),
@@ -13,7 +14,10 @@ and three seeds, and compares your result with :func:`mha.split_heads`,
 :func:`torch.testing.assert_close`. A mistake is recognised by its behaviour, not by reading
 your code: the wrong result of each known mistake is computed from the same input and compared
 with yours, and an exception or warning raised inside your function is read for the messages
-those mistakes produce. Nothing your function does escapes the check; only a misuse of the
+those mistakes produce; a function that returns ``None`` has forgotten its ``return``. When no
+known mistake explains a wrong result, the report names the first position that differs in
+words, along the axes of the step's output (``batch 0, head 0, token 1, feature 0``), with the
+expected value and yours. Nothing your function does escapes the check; only a misuse of the
 check itself (``fn`` not callable, an unknown ``lang``) raises.
 
 Messages are in English (``lang="en"``) or Chinese (``lang="zh_CN"``); by default, the
@@ -28,12 +32,13 @@ Examples
 >>> print(mha.check.split_heads(my_split, lang="en"))
 ✗ my_split does not match mha.split_heads (x: (2, 5, 12), num_heads=3; seed 0).
 Mistake: view without the transpose (a row of the table on the Common errors page).
-What happened: first differs at index (0, 0, 1, 0): expected ..., got ...
+What happened: first differs at batch 0, head 0, token 1, feature 0: expected ..., got ...
 Fix: view as (B, L, H, D), then swap L and H: x.view(B, L, H, D).transpose(1, 2)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -54,10 +59,18 @@ E = H * D
 SEEDS = (0, 1, 2)
 LANGS = ("en", "zh_CN")
 
+# the axes of each step's output, by the names the report gives them (keys of _TEXT)
+_HEADS = ("batch", "head", "token", "feature")  # (B, H, L, D): split_heads, attention's output
+_TOKENS = ("batch", "token", "feature")  # (B, L, E): merge_heads
+_WEIGHTS = ("batch", "head", "query", "key")  # (B, H, L, S): attention's weights
+
 
 @dataclass(frozen=True, repr=False)
 class Report:
-    """What a check found: shown in full as a notebook cell's result, or with ``print``.
+    """What a check found: shown in full wherever it is shown.
+
+    Its ``repr``, ``str`` and notebook display are all the message, so the report reads the same
+    as the last expression of a notebook cell or of a Python prompt, and with ``print``.
 
     Attributes
     ----------
@@ -65,8 +78,9 @@ class Report:
         Whether the function matched the reference on every shape and seed tried.
     mistake : str or None
         ``None`` when ``ok``; else the id of the mistake found, such as
-        ``"view_without_transpose"``, ``"differs"`` (no known mistake) or ``"raises"``
-        (an exception that no known mistake explains).
+        ``"view_without_transpose"``, ``"no_return"`` (the function returned ``None``),
+        ``"differs"`` (no known mistake) or ``"raises"`` (an exception that no known mistake
+        explains).
     message : str
         The report in words: what is wrong, the mistake's name and the fix.
     """
@@ -78,8 +92,8 @@ class Report:
     def __str__(self) -> str:
         return self.message
 
-    def __repr__(self) -> str:
-        return f"Report(ok={self.ok}, mistake={self.mistake!r})"
+    def __repr__(self) -> str:  # a Python prompt, or a report inside a list: the whole message
+        return self.message
 
     def _repr_pretty_(self, p, cycle: bool) -> None:  # IPython and Jupyter: the whole message
         p.text(self.message)
@@ -122,6 +136,7 @@ def _averaged(q: Tensor, k: Tensor, v: Tensor) -> list[tuple[Tensor, Tensor]]:
 
 
 _RESHAPE = r"shape '\[[^\]]*\]' is invalid for input of size \d+"
+_DOT_T = r"`x\.T`"  # torch: .T on a tensor of other than 2 dimensions is deprecated
 _MISTAKES = (
     _Mistake("split_heads", "view_without_transpose",
              "view without the transpose", "view 之后没有转置",
@@ -130,10 +145,16 @@ _MISTAKES = (
              in_table=True,
              wrong=lambda x, h: [_heads(x, h), x.reshape(x.shape[0], h, x.shape[1], -1)]),
     _Mistake("split_heads", "transpose_wrong_axes",
-             "transpose of the wrong axes", "转置了错误的轴",
+             "transpose of the wrong axes", "转置了错误的维度",
              "swap axes 1 and 2 (L and H) only: x.view(B, L, H, D).transpose(1, 2)",
              "只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
              wrong=lambda x, h: [_heads(x, h).transpose(*a) for a in ((1, 3), (2, 3), (0, 2))]),
+    _Mistake("split_heads", "transpose_all_axes",
+             ".T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B))",
+             "对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）",
+             "swap only axes 1 and 2 (L and H): x.view(B, L, H, D).transpose(1, 2)",
+             "只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
+             says=_DOT_T, wrong=lambda x, h: [_heads(x, h).permute(3, 2, 1, 0)]),
     _Mistake("split_heads", "view_wrong_size",
              "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
              "read the sizes from the tensor, B, L, E = x.shape, then "
@@ -155,7 +176,7 @@ _MISTAKES = (
              "或者用 .reshape(B, L, H * D)",
              in_table=True, says="view size is not compatible with input tensor's size"),
     _Mistake("merge_heads", "transpose_wrong_axes",
-             "transpose of the wrong axes", "转置了错误的轴",
+             "transpose of the wrong axes", "转置了错误的维度",
              "swap axes 1 and 2 (H and L), so that H and D sit side by side: "
              "x.transpose(1, 2).reshape(B, L, H * D)",
              "交换第 1 维和第 2 维（H 和 L），让 H 和 D 挨在一起："
@@ -170,10 +191,10 @@ _MISTAKES = (
              in_table=True, says=_RESHAPE),
     _Mistake("attention", "transpose_all_axes",
              "k.T on a 4-D tensor (it reverses every axis)",
-             "对 4 维张量用了 k.T（它把所有轴倒过来）",
+             "对 4 维张量用了 k.T（它把所有维度的顺序倒过来）",
              "k.transpose(-2, -1) swaps only the last two axes (k.mT is the same)",
-             "k.transpose(-2, -1) 只交换最后两个轴（k.mT 也一样）",
-             in_table=True, says=r"`x\.T`"),
+             "k.transpose(-2, -1) 只交换最后两个维度（k.mT 也一样）",
+             in_table=True, says=_DOT_T),
     _Mistake("attention", "no_scale",
              "forgetting the 1/√d_k scale", "忘记按 1/√d_k 缩放",
              "divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
@@ -185,7 +206,7 @@ _MISTAKES = (
              "除以 d_k 的平方根：scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
              wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0 / q.shape[-1])]),
     _Mistake("attention", "softmax_wrong_axis",
-             "softmax over the wrong axis", "在错误的轴上做 softmax",
+             "softmax over the wrong axis", "在错误的维度上做 softmax",
              "softmax(dim=-1): each query's row of weights sums to 1, "
              "weights = scores.softmax(dim=-1)",
              "softmax(dim=-1)：每个查询的那一行注意力权重之和为 1，"
@@ -210,6 +231,18 @@ _RAISES = _Mistake("any", "raises", "your function raised an exception", "你的
                    "call it on tensors of these shapes and read the traceback; compare each "
                    "line with {ref}",
                    "用这些形状的张量调用它，读一读报错的回溯信息；逐行对照 {ref}")  # fmt: skip
+_NO_RETURN = _Mistake("any", "no_return",
+                      "no return: the function computes its result but returns None",
+                      "没有 return：函数算出了结果，却返回了 None",
+                      "end the function with return and the result, e.g. {returns}; a Python "
+                      "function that ends without return returns None",
+                      "在函数最后写上 return，把结果交出来，例如 {returns}；函数里没有 return 时，"
+                      "Python 返回的就是 None")  # fmt: skip
+_RETURNS = {  # the fix's example of a return line, for each step
+    "split_heads": "return x.view(B, L, H, D).transpose(1, 2)",
+    "merge_heads": "return x.transpose(1, 2).reshape(B, L, H * D)",
+    "attention": "return output, weights",
+}
 _DIFFERS = _Mistake("any", "differs", "differs from the reference", "与参考实现不同",
                     "run {ref} beside your function on the same input and compare the shape "
                     "and values after each line",
@@ -226,11 +259,19 @@ _TEXT = {
         "type": "{part}expected {want}, got {got}",
         "dtype": "{part}expected dtype {want}, got {got}",
         "shape": "{part}expected shape {want}, got {got}",
-        "value": "{part}first differs at index {index}: expected {want:.6g}, got {got:.6g}",
+        "value": "{part}first differs at {where}: expected {want:.6g}, got {got:.6g}",
         "tensor": "a Tensor of shape {shape}",
         "sequence": "a {type} of {n}",
         "output": "output: ",
         "weights": "weights: ",
+        # a position in words: one phrase per axis, joined by "sep"
+        "sep": ", ",
+        "batch": "batch {}",
+        "head": "head {}",
+        "token": "token {}",
+        "feature": "feature {}",
+        "query": "query token {}",
+        "key": "key token {}",
     },
     "zh_CN": {
         "ok": "✓ {name} 在所试的形状和随机种子上与 {ref} 一致（{probe}；种子 {seeds}）。",
@@ -242,11 +283,18 @@ _TEXT = {
         "type": "{part}应为 {want}，实际为 {got}",
         "dtype": "{part}数据类型应为 {want}，实际为 {got}",
         "shape": "{part}形状应为 {want}，实际为 {got}",
-        "value": "{part}第一处不同在索引 {index}，应为 {want:.6g}，实际为 {got:.6g}",
+        "value": "{part}第一处不同位于{where}，应为 {want:.6g}，实际为 {got:.6g}",
         "tensor": "形状为 {shape} 的 Tensor",
         "sequence": "含 {n} 个元素的 {type}",
         "output": "输出：",
         "weights": "注意力权重：",
+        "sep": "、",
+        "batch": "第 {} 个批量样本",
+        "head": "第 {} 个头",
+        "token": "第 {} 个词元",
+        "feature": "第 {} 个特征",
+        "query": "第 {} 个查询词元",
+        "key": "第 {} 个键词元",
     },
 }
 
@@ -257,6 +305,8 @@ _TEXT = {
 
 
 def _kind(obj: object, text: dict[str, str]) -> str:
+    if obj is None:
+        return "None"
     if isinstance(obj, Tensor):
         return text["tensor"].format(shape=tuple(obj.shape))
     if isinstance(obj, tuple | list):
@@ -264,34 +314,60 @@ def _kind(obj: object, text: dict[str, str]) -> str:
     return type(obj).__name__
 
 
-def _difference(got: object, want: object, lang: str, part: str = "") -> str | None:
+@dataclass(frozen=True)
+class _Diff:
+    """The first difference between a result and the reference, before it is put in words."""
+
+    key: str  # the entry of _TEXT that words it: "type", "dtype", "shape" or "value"
+    want: object
+    got: object
+    part: int | None = None  # 0 or 1 of (output, weights); None for a single tensor
+    index: tuple[int, ...] = ()  # "value": the first position that differs
+
+
+def _compare(got: object, want: object) -> _Diff | None:
     """``None`` when ``got`` equals ``want`` (float32 tolerance), else the first difference."""
-    text = _TEXT[lang]
     if isinstance(want, tuple):  # (output, weights)
         if not isinstance(got, tuple | list) or len(got) != len(want):
-            return text["type"].format(part=part, want="(output, weights)", got=_kind(got, text))
-        parts = zip(got, want, ("output", "weights"), strict=True)
-        diffs = (_difference(g, w, lang, text[p]) for g, w, p in parts)
-        return next((d for d in diffs if d is not None), None)
+            return _Diff("type", "(output, weights)", got)
+        for part, (g, w) in enumerate(zip(got, want, strict=True)):
+            diff = _compare(g, w)
+            if diff is not None:
+                return dataclasses.replace(diff, part=part)
+        return None
     if not isinstance(got, Tensor):
-        return text["type"].format(part=part, want="Tensor", got=_kind(got, text))
+        return _Diff("type", "Tensor", got)
     if got.dtype != want.dtype:
-        return text["dtype"].format(part=part, want=want.dtype, got=got.dtype)
+        return _Diff("dtype", want.dtype, got.dtype)
     if got.shape != want.shape:
-        return text["shape"].format(part=part, want=tuple(want.shape), got=tuple(got.shape))
+        return _Diff("shape", tuple(want.shape), tuple(got.shape))
     try:
         torch.testing.assert_close(got, want)
     except AssertionError:
         far = ~torch.isclose(got.detach(), want, rtol=1.3e-6, atol=1e-5)  # assert_close's
         index = tuple(far.nonzero()[0].tolist()) if far.any() else (0,) * want.dim()
-        want_at, got_at = want[index].item(), got[index].item()
-        return text["value"].format(part=part, index=index, want=want_at, got=got_at)
+        return _Diff("value", want[index].item(), got[index].item(), index=index)
     return None
+
+
+def _describe(diff: _Diff, lang: str, axes: tuple) -> str:
+    """The difference in words; ``axes`` names the axes of the output, as ``_HEADS`` does, or
+    of each of (output, weights)."""
+    text = _TEXT[lang]
+    part = ""
+    if diff.part is not None:
+        part, axes = text[("output", "weights")[diff.part]], axes[diff.part]
+    got = _kind(diff.got, text) if diff.key == "type" else diff.got
+    where = ""
+    if diff.key == "value":  # "batch 0, head 0, token 1, feature 0"
+        words = (text[axis].format(i) for axis, i in zip(axes, diff.index, strict=True))
+        where = text["sep"].join(words)
+    return text[diff.key].format(part=part, want=diff.want, got=got, where=where)
 
 
 def _same(got: object, want: object) -> bool:
     try:
-        return _difference(got, want, "en") is None
+        return _compare(got, want) is None
     except Exception:  # noqa: BLE001 - a result that cannot be compared is not this mistake
         return False
 
@@ -315,6 +391,8 @@ def _call(fn: Callable, inputs: tuple) -> tuple[object, Exception | None, list[s
 
 def _diagnose(step: str, inputs: tuple, got: object, error: Exception | None, warned: list[str]):
     """The mistake that explains the result (or the exception), and the message that shows it."""
+    if error is None and got is None:  # first: what the code warned of was lost with its result
+        return _NO_RETURN, None
     said = warned + ([f"{type(error).__name__}: {error}"] if error is not None else [])
     for mistake in _MISTAKES:
         for message in said:
@@ -341,7 +419,7 @@ def _language(lang: str | None) -> str:
     return lang
 
 
-def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str) -> Report:
+def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str, axes) -> Report:
     if not callable(fn):
         raise TypeError(f"expected fn to be a callable (your function), got {type(fn).__name__}")
     lang = _language(lang)
@@ -352,7 +430,8 @@ def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str) ->
         want = reference(*inputs)
         got, error, warned = _call(fn, inputs)
         try:
-            what = None if error is not None else _difference(got, want, lang)
+            diff = None if error is not None else _compare(got, want)
+            what = None if diff is None else _describe(diff, lang, axes)
         except Exception as err:  # noqa: BLE001 - an odd result that cannot be compared
             what = f"{type(err).__name__}: {err}"
         if error is None and what is None:
@@ -360,6 +439,7 @@ def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str) ->
         mistake, said = _diagnose(step, inputs, got, error, warned)
         if said is not None:  # the first sentence of what fn raised or warned
             what = re.split(r"(?<=\.) ", said.strip().splitlines()[0])[0]
+        fix = (mistake.fix_zh if zh else mistake.fix_en).format(ref=ref, returns=_RETURNS[step])
         lines = (
             text["bad"].format(name=name, ref=ref, probe=probe, seed=seed),
             text["mistake"].format(
@@ -367,7 +447,7 @@ def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str) ->
                 row=text["row"] if mistake.in_table else "",
             ),
             text["what"].format(what=what),
-            text["fix"].format(fix=(mistake.fix_zh if zh else mistake.fix_en).format(ref=ref)),
+            text["fix"].format(fix=fix),
         )
         return Report(False, mistake.id, "\n".join(lines))
     seeds = ", ".join(map(str, SEEDS))
@@ -409,8 +489,9 @@ def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
     >>> def split(x, num_heads):
     ...     B, L, E = x.shape
     ...     return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)
-    >>> mha.check.split_heads(split)
-    Report(ok=True, mistake=None)
+    >>> mha.check.split_heads(split, lang="en")
+    ✓ split matches mha.split_heads on the shapes and seeds tried (x: (2, 5, 12), num_heads=3;
+    seeds 0, 1, 2).
     >>> def split_lesson_sizes(x, num_heads):
     ...     return x.view(2, 5, 8, 8).transpose(1, 2)  # the lesson's sizes, written out
     >>> mha.check.split_heads(split_lesson_sizes).mistake
@@ -419,7 +500,7 @@ def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
     return _check(
         "split_heads", fn, lang,
         lambda gen: (torch.randn(B, L, E, generator=gen), H),  # (B, L, E), H
-        _functional.split_heads, "mha.split_heads", f"x: {(B, L, E)}, num_heads={H}",
+        _functional.split_heads, "mha.split_heads", f"x: {(B, L, E)}, num_heads={H}", _HEADS,
     )  # fmt: skip
 
 
@@ -469,7 +550,7 @@ def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
     return _check(
         "merge_heads", fn, lang,
         lambda gen: (torch.randn(B, H, L, D, generator=gen),),  # (B, H, L, D)
-        _functional.merge_heads, "mha.merge_heads", f"x: {(B, H, L, D)}",
+        _functional.merge_heads, "mha.merge_heads", f"x: {(B, H, L, D)}", _TOKENS,
     )  # fmt: skip
 
 
@@ -507,12 +588,15 @@ def attention(fn: Callable, *, lang: str | None = None) -> Report:
     >>> def attend_unscaled(q, k, v):
     ...     weights = torch.softmax(q @ k.transpose(-2, -1), dim=-1)
     ...     return weights @ v, weights
-    >>> mha.check.attention(attend_unscaled)
-    Report(ok=False, mistake='no_scale')
+    >>> mha.check.attention(attend_unscaled, lang="en")
+    ✗ attend_unscaled does not match mha.scaled_dot_product_attention (q: (2, 3, 5, 4), ...).
+    Mistake: forgetting the 1/√d_k scale (a row of the table on the Common errors page).
+    What happened: output: first differs at batch 0, head 0, token 0, feature 0: expected ...
+    Fix: divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
     """
     return _check(
         "attention", fn, lang,
         lambda gen: tuple(torch.randn(B, H, n, D, generator=gen) for n in (L, S, S)),  # q, k, v
         _functional.scaled_dot_product_attention, "mha.scaled_dot_product_attention",
-        f"q: {(B, H, L, D)}, k, v: {(B, H, S, D)}",
+        f"q: {(B, H, L, D)}, k, v: {(B, H, S, D)}", (_HEADS, _WEIGHTS),
     )  # fmt: skip
