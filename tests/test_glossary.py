@@ -41,6 +41,8 @@ def _read_entries(name: str) -> list[tuple[str, str]]:
 
 
 ENTRIES = {name: _read_entries(name) for name in PO_FILES}  # each catalog read once
+# the interface catalogs: the theme's strings (sphinx.po) and the figures' labels (figures.po)
+INTERFACE = {name: catalogs.po_dir(LANGUAGE) / f"{name}.po" for name in catalogs.INTERFACE_CATALOGS}
 CODE_WORDS = glossary.code_vocabulary([i for entries in ENTRIES.values() for i, _ in entries])
 NAMES = sorted(PO_FILES) or ["<no catalogs>"]  # the checks read every page's catalog
 
@@ -62,6 +64,30 @@ def test_no_forbidden_variant(name: str) -> None:
         f"{_where(name, msgid)}: {v.never!r}, write {v.write}"
         for msgid, msgstr in ENTRIES[name]
         for v in glossary.forbidden(RULES, msgstr)
+    ]
+    _report(found)
+
+
+@pytest.mark.parametrize("name", sorted(INTERFACE))
+def test_no_forbidden_variant_in_the_interface(name: str) -> None:
+    """The figures' labels and the theme's strings use the glossary's terms too."""
+    if not INTERFACE[name].is_file():
+        pytest.skip(f"no {name}.po")
+    found = [
+        f"{LANGUAGE}/LC_MESSAGES/{name}.po, msgid {m.id!r}: {v.never!r}, write {v.write}"
+        for m in catalogs._read(INTERFACE[name], LANGUAGE)
+        if m.id and isinstance(m.string, str) and m.string
+        for v in glossary.forbidden(RULES, m.string)
+    ]
+    _report(found)
+
+
+def test_the_glossary_uses_its_own_terms() -> None:
+    """No term of GLOSSARY.md's tables of terms is a variant its "Never write" table rejects."""
+    found = [
+        f"GLOSSARY.md, term {english!r}: {chinese!r} uses {v.never!r}, write {v.write}"
+        for english, chinese in glossary.terms()
+        for v in glossary.forbidden(RULES, chinese)
     ]
     _report(found)
 
@@ -99,7 +125,11 @@ def test_a_term_is_glossed_once_per_page(name: str) -> None:
 
 
 def test_the_glossary_tables_are_read() -> None:
-    assert len(RULES.variants) >= 8
+    assert len(RULES.variants) >= 60
+    assert {"批次", "前向计算", "头轴", "轴", "浏览器", "尺寸", "集中"} <= {
+        v.never for v in RULES.variants
+    }
+    assert ("head explorer", "注意力头查看器") in glossary.terms()
     assert {s.step for s in RULES.steps} == {"split_heads", "merge_heads"}
     assert {"pytorch", "softmax", "gpu"} <= RULES.english
 
@@ -120,4 +150,36 @@ def test_rules_catch_what_they_should() -> None:
     assert not glossary.english_words(RULES, "“the cat sat”", "短句 “the cat sat”", words)
     assert not glossary.english_words(RULES, "x", "\\operatorname{Attention}(Q, K, V)", words)
     assert glossary.english_words(RULES, "x", "{ref}`page 5 <t>`", words) == ["page"]
-    assert glossary.glosses("词元（token）和批次大小（batch size）") == ["token", "batch size"]
+    assert glossary.glosses("词元（token）和批量大小（batch size）") == ["token", "batch size"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("每个头有不同的表征子空间", "每个头有不同的表示子空间"),
+        ("用 `view` 把张量变形", "用 `view` 把张量重塑，改变形状"),
+        ("把各头的输出串联起来", "把各头的输出拼接起来"),
+        ("读取每个头的注意力权重", "读取逐头注意力权重"),
+        ("读取逐头的权重", "读取逐头权重"),
+        ("完整的前向计算", "完整的前向传播"),
+        ("梯度崩塌了", "出现了梯度消失"),
+        ("梯度急剧坍缩", "梯度急剧变小"),
+        ("批次大小（batch size）为 2", "批量大小（batch size）为 2"),
+        ("采用讲义的尺寸", "采用讲义中的大小"),
+        ("权重更集中", "权重更尖锐，没有留出的句子出现在训练集中"),
+        ("搭配关系（agreement）", "主谓一致"),
+        ("每次去掉一个头", "每次移除一个头"),
+        ("每个头得到 8 个通道", "每个头得到 8 个特征"),
+        ("沿最后一个轴做 softmax", "沿最后一个维度做 softmax"),
+        ("沿最后一维做 softmax", "沿最后一个维度做 softmax"),
+        ("把头轴移到词元轴之前", "把头维度移到序列维度之前"),
+        ("在头维上索引", "在头维度上索引"),
+        ("批次维在前", "批量维度在前"),
+        ("交换这两个轴", "交换这两个维度；横轴为头数，两个坐标轴均为对数刻度"),
+        ("注意力头浏览器", "注意力头查看器，在浏览器中打开"),
+    ],
+)
+def test_one_term_per_concept(wrong: str, right: str) -> None:
+    """Each rule of "Never write" rejects its variant and lets the term (and look-alikes) pass."""
+    assert glossary.forbidden(RULES, wrong), wrong
+    assert not glossary.forbidden(RULES, right), right

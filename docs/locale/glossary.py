@@ -154,7 +154,10 @@ def load(path: Path = GLOSSARY) -> Rules:
     )
 
 
-TERM_TABLES = ("## Terms", "### After the lesson (grouped-query attention, KV cache, tiled attention)")
+TERM_TABLES = (
+    "## Terms",
+    "### After the lesson (grouped-query attention, KV cache, tiled attention)",
+)
 
 
 def terms(path: Path = GLOSSARY) -> list[tuple[str, str]]:

@@ -52,17 +52,34 @@ VERBS = ["met", "called", "helped", "thanked", "saw"]
 CONJUNCTIONS = ["because", "so", "when"]
 VERB_SLOT = "is/are"
 GLOSS = {
-    "the": "", "is/are": "是", "he": "他", "she": "她", "they": "他们",
+    "the": "", "is": "是（单数）", "are": "是（复数）", "he": "他", "she": "她",
     "key": "钥匙", "cabinet": "柜子", "box": "盒子", "table": "桌子", "book": "书",
     "door": "门", "lamp": "灯", "dog": "狗", "boy": "男孩", "girl": "女孩", "man": "男人",
     "woman": "女人", "king": "国王", "queen": "女王",
-    "old": "旧", "small": "小", "red": "红", "new": "新", "big": "大", "young": "年轻",
-    "tall": "高", "to": "通往", "near": "靠近", "behind": "在…后", "on": "在…上",
+    "small": "小的", "red": "红的", "new": "新的", "big": "大的", "young": "年轻的",
+    "tall": "高个子的", "to": "通往", "near": "靠近", "behind": "在…后", "on": "在…上",
     "under": "在…下", "with": "带着", "met": "遇见", "called": "叫", "helped": "帮助",
     "thanked": "感谢", "saw": "看见", "because": "因为", "so": "所以", "when": "当",
 }  # fmt: skip
-for singular, plural, *_ in THINGS + PEOPLE:  # a plural: 们 for people, （复） for things
-    GLOSS[plural] = GLOSS[singular] + ("们" if plural in {p[1] for p in PEOPLE} else "（复）")
+PERSONS = {word for person in PEOPLE for word in person[:2]}
+WOMEN = {plural for _, plural, pronoun in PEOPLE if pronoun == "she"}  # girls, women, queens
+for singular, plural, *_ in THINGS + PEOPLE:  # a plural: 们 for people, （复数） for things
+    GLOSS[plural] = GLOSS[singular] + ("们" if plural in PERSONS else "（复数）")
+
+
+def gloss(s):
+    """The Chinese gloss of each token of the sentence ``s``."""
+    tokens, words = s["tokens"], []
+    for i, word in enumerate(tokens):
+        if word == "old":  # 年老的 for a person, 旧的 for a thing
+            words.append("年老的" if tokens[i + 1] in PERSONS else "旧的")
+        elif word == "they":  # Chinese marks the gender: 她们 for women, 他们 for men
+            words.append("她们" if tokens[s["marks"]["antecedent"]] in WOMEN else "他们")
+        elif word == VERB_SLOT:  # the form the subject asks for: is or are
+            words.append(GLOSS["are" if s["answer"] == "plural" else "is"])
+        else:
+            words.append(GLOSS[word])
+    return words
 
 
 def noun_phrase(rng, noun, adjectives):
@@ -131,7 +148,7 @@ held_out = sentences(1000, random.Random(1), exclude=train_set)
 assert not set(train_set) & set(held_out)  # no held-out sentence is seen in training
 for s in list(held_out.values())[:4]:
     print(f"{s['task']:9s} {' '.join(s['tokens']):45s} -> {s['answer']}")
-    print(f"{'':9s} {' '.join(GLOSS[w] or '·' for w in s['tokens'])}")
+    print(f"{'':9s} {' '.join(word or '·' for word in gloss(s))}")
 
 PLURALS = {plural for _, plural in THINGS}
 
@@ -145,6 +162,21 @@ agreeing = [s for s in held_out.values() if s["task"] == "agreement"]
 attracted = [s for s in agreeing if has_attractor(s)]
 print(f"{len(attracted)} of {len(agreeing)} agreement sentences: a distractor of the other number")
 assert 0.4 < len(attracted) / len(agreeing) < 0.6
+
+# the glosses mark number and gender: a plural differs from its singular, is from are, and
+# "they" is 她们 in every sentence whose antecedent is women, 他们 in every other
+assert all(GLOSS[plural] != GLOSS[singular] for singular, plural, *_ in THINGS + PEOPLE)
+queens = ["the", "old", "queens", "saw", "the", "old", "king", "so", "they"]
+assert gloss({"tokens": queens, "marks": {"antecedent": 2}}) == [
+    "", "年老的", "女王们", "看见", "", "年老的", "国王", "所以", "她们"
+]  # fmt: skip
+keys = {"tokens": ["the", "old", "keys", "to", "the", "cabinet", "is/are"], "answer": "plural"}
+assert gloss(keys) == ["", "旧的", "钥匙（复数）", "通往", "", "柜子", "是（复数）"]
+assert gloss({**keys, "answer": "singular"})[-1] == "是（单数）"
+for s in [*train_set.values(), *held_out.values()]:
+    if s["tokens"][s["query"]] == "they":
+        women = s["tokens"][s["marks"]["antecedent"]] in WOMEN
+        assert gloss(s)[s["query"]] == ("她们" if women else "他们")
 
 # %%
 # As tensors
@@ -518,7 +550,7 @@ head_explorer_data = {
     "sentences": [
         {
             **s,
-            "gloss": [GLOSS[t] for t in s["tokens"]],
+            "gloss": gloss(s),
             "prediction": CLASSES[s["task"]][int(p)],
             "weights": [
                 [
@@ -540,6 +572,14 @@ head_explorer_data = {
 }
 explored = head_explorer_data["sentences"]
 assert all(len(s["gloss"]) == len(s["tokens"]) for s in explored)
+they = [
+    (s["tokens"][s["marks"]["antecedent"]], chinese)
+    for s in explored
+    for word, chinese in zip(s["tokens"], s["gloss"], strict=True)
+    if word == "they"
+]
+assert ("queens", "她们") in they  # the old queens ... they: 年老的女王们 ... 她们
+assert all(chinese == ("她们" if noun in WOMEN else "他们") for noun, chinese in they)
 assert all(abs(sum(row) - 1) < 0.01 for s in explored for head in s["weights"][0] for row in head)
 assert len(json.dumps(head_explorer_data)) < 60_000  # small enough to embed in the page
 
