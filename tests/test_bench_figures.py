@@ -288,7 +288,7 @@ def test_chinese_alt_text_and_headers(tmp_path: Path) -> None:
         f"mha 与 torch 的耗时比，并画出目标线；除了 batch_first=True 时 {shape} 的推理（0.91，"
         f"目标 {first['goal']:.2f}）之外，每根柱子都低于目标；这根柱子以斜线标出。"
     )
-    assert found["memory"].startswith("一次前向计算的峰值内存随序列长度（1024 到 8192）的变化")
+    assert found["memory"].startswith("一次前向传播的峰值内存随序列长度（1024 到 8192）的变化")
     assert "融合路径线性增长，约到 " in found["memory"]
     assert found["gqa"].endswith("拼接方式耗时 8.0 s。")
     for header in ("<th>模式</th>", "<th>耗时比</th>", "<th>目标</th>", "<th>mha 的 GFLOP/s</th>"):
