@@ -34,7 +34,11 @@ def test_error_for_a_huge_width_is_immediate(call) -> None:
 
 
 def test_cli_with_a_huge_width_is_a_usage_error() -> None:
-    for args in (["--d-model", str(PRIME), "--heads", "2"], ["--seq", str(10**10)]):
+    for args in (
+        ["--d-model", str(PRIME), "--heads", "2"],
+        ["--seq", str(10**10)],
+        ["--d-model", str(2**40), "--heads", "1"],  # the weights (E, E) alone overflow
+    ):
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "mha", *args],
@@ -49,9 +53,31 @@ def test_cli_with_a_huge_width_is_a_usage_error() -> None:
         assert time.perf_counter() - start < 30
 
 
-def test_trace_shapes_rejects_sizes_beyond_int64() -> None:
-    with pytest.raises(ValueError, match=r"more than 2\*\*63 - 1"):
-        mha.trace_shapes(2, 10**10, 64, 8)
+@pytest.mark.parametrize(
+    ("sizes", "names"),
+    [
+        ((2, 10**10, 64, 8), "the scores"),
+        ((2, 5, 2**40, 1), "the weight W\\^Q"),  # 2**80 elements: only the weights overflow
+        ((1, 2**20, 2**41, 1), "the weight W\\^Q"),
+        ((2**61, 1, 8, 8), "the projections"),  # fits in elements, not in float32 bytes
+    ],
+)
+def test_trace_shapes_rejects_tensors_that_cannot_exist(sizes, names: str) -> None:
+    with pytest.raises(ValueError, match=rf"{names} .* more than the 2\*\*63 - 1 bytes"):
+        mha.trace_shapes(*sizes)
+
+
+def test_multi_head_attention_names_a_wrong_weight() -> None:
+    x = torch.randn(2, 5, 64)
+    w = torch.randn(64, 64)
+    with pytest.raises(RuntimeError, match=r"expected out_weight of shape \(E_out, 64\).*got "
+                       r"out_weight of shape \(64, 32\)"):
+        mha.multi_head_attention(x, x, x, 8, w, w, w, torch.randn(64, 32))
+    with pytest.raises(ValueError, match=r"expected k_weight to have E=32 rows, as q_weight has, "
+                       r"got k_weight of shape \(64, 64\)"):
+        mha.multi_head_attention(x, x, x, 8, torch.randn(32, 64), w, w, w)
+    with pytest.raises(ValueError, match=r"expected v_weight to have E=64 rows"):
+        mha.multi_head_attention(x, x, x, 8, w, w, torch.randn(32, 64), w)
 
 
 @pytest.mark.parametrize("bad", [True, 2.0, "2"])

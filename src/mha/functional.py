@@ -894,7 +894,24 @@ def multi_head_attention(
     for name, w in (("q_weight", q_weight), ("k_weight", k_weight), ("v_weight", v_weight)):
         check_tensor(w, name)
         check_dim(w, name, (2,), "(E, E_in)")
-    check_heads(q_weight.shape[0], num_heads)
+    embed_dim = q_weight.shape[0]
+    check_heads(embed_dim, num_heads)
+    for name, w in (("k_weight", k_weight), ("v_weight", v_weight)):
+        if w.shape[0] != embed_dim:  # each head's keys and values are as wide as its queries
+            raise ValueRuntimeError(
+                f"expected {name} to have E={embed_dim} rows, as q_weight has, got {name} of "
+                f"shape {tuple(w.shape)}: every projection gives each of the {num_heads} heads "
+                f"{embed_dim // num_heads} features; give {name} the shape ({embed_dim}, E_in)"
+            )
+    check_tensor(out_weight, "out_weight")
+    check_dim(out_weight, "out_weight", (2,), f"(E_out, {embed_dim})")
+    if out_weight.shape[1] != embed_dim:  # its columns take the merged heads
+        raise ValueRuntimeError(
+            f"expected out_weight of shape (E_out, {embed_dim}), its columns one per feature of "
+            f"the merged heads, got out_weight of shape {tuple(out_weight.shape)}: it is stored "
+            f"as a torch.nn.Linear weight, (out, in); for the paper's W^O of shape "
+            f"({embed_dim}, E_out), pass its transpose"
+        )
     widths = tuple(
         (w.shape[1], f"{n}_weight.shape[1]")
         for n, w in zip("qkv", (q_weight, k_weight, v_weight), strict=True)

@@ -20,7 +20,8 @@ from mha.gqa import repeat_kv
 
 __all__ = ["ShapeStep", "format_shape_table", "trace_shapes"]
 
-_MAX_NUMEL = 2**63 - 1  # a tensor's element count is an int64
+_MAX_BYTES = 2**63 - 1  # a tensor's size in bytes is an int64
+_FLOAT32_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def trace_shapes(
         If a size is not an integer (``True`` is not a size).
     ValueError
         If a size is not positive, ``num_heads`` does not divide ``embed_dim``, ``num_kv_heads`` does
-        not divide ``num_heads``, or a tensor would hold more than ``2**63 - 1`` elements.
+        not divide ``num_heads``, or a tensor would take more than ``2**63 - 1`` bytes in float32.
 
     See Also
     --------
@@ -116,16 +117,20 @@ def trace_shapes(
     kv = (
         num_heads if num_kv_heads is None else num_heads // check_kv_heads(num_heads, num_kv_heads)
     )  # H_kv
-    # the largest tensors: the packed projection (B, L|S, 3E) and the scores (B, H, L, S)
-    largest = max(
-        batch * max(target_len, source_len) * 3 * embed_dim,
-        batch * num_heads * target_len * source_len,
-    )
-    if largest > _MAX_NUMEL:
+    # the largest tensors: the weights (E, E), the packed projection (B, L|S, 3E), the scores
+    # (B, H, L, S); each, in float32, must have a byte count that an int64 holds
+    sizes = {
+        "the weight W^Q (E, E)": embed_dim * embed_dim,
+        "the projections (B, max(L, S), 3 E)": batch * max(target_len, source_len) * 3 * embed_dim,
+        "the scores (B, H, L, S)": batch * num_heads * target_len * source_len,
+    }
+    what, largest = max(sizes.items(), key=lambda item: item[1])
+    if largest * _FLOAT32_BYTES > _MAX_BYTES:
         raise ValueError(
-            f"expected sizes whose tensors PyTorch can index, got batch={batch}, target_len={target_len}, "
-            f"source_len={source_len}, embed_dim={embed_dim}, num_heads={num_heads}: the largest tensor "
-            f"would hold {largest:.3e} elements, more than 2**63 - 1"
+            f"expected sizes whose tensors can exist, got batch={batch}, target_len={target_len}, "
+            f"source_len={source_len}, embed_dim={embed_dim}, num_heads={num_heads}: {what} would "
+            f"hold {largest:.3e} elements, {largest * _FLOAT32_BYTES:.3e} bytes in float32, more "
+            f"than the 2**63 - 1 bytes PyTorch can address; choose smaller sizes"
         )
     meta = {"device": "meta"}
     x = torch.empty(batch, target_len, embed_dim, **meta)  # (B, L, E)
