@@ -70,11 +70,17 @@ def test_trace_shapes_rejects_tensors_that_cannot_exist(sizes, names: str) -> No
 def test_multi_head_attention_names_a_wrong_weight() -> None:
     x = torch.randn(2, 5, 64)
     w = torch.randn(64, 64)
-    with pytest.raises(RuntimeError, match=r"expected out_weight of shape \(E_out, 64\).*got "
-                       r"out_weight of shape \(64, 32\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"expected out_weight of shape \(E_out, 64\).*got "
+        r"out_weight of shape \(64, 32\)",
+    ):
         mha.multi_head_attention(x, x, x, 8, w, w, w, torch.randn(64, 32))
-    with pytest.raises(ValueError, match=r"expected k_weight to have E=32 rows, as q_weight has, "
-                       r"got k_weight of shape \(64, 64\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"expected k_weight to have E=32 rows, as q_weight has, "
+        r"got k_weight of shape \(64, 64\)",
+    ):
         mha.multi_head_attention(x, x, x, 8, torch.randn(32, 64), w, w, w)
     with pytest.raises(ValueError, match=r"expected v_weight to have E=64 rows"):
         mha.multi_head_attention(x, x, x, 8, w, w, torch.randn(32, 64), w)

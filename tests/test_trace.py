@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -85,3 +86,50 @@ def test_python_dash_m_entry_point() -> None:
         [sys.executable, "-m", "mha", *args], capture_output=True, text=True, check=True
     )
     assert "(2, 8, 5, 5)" in result.stdout
+
+
+def test_the_table_speaks_the_readers_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lang= chooses; without it MHA_LANG does; English by default and for an unknown value."""
+    steps = mha.trace_shapes(2, 5, 64, 8, num_kv_heads=2)
+    chinese = mha.format_shape_table(steps, lang="zh_CN")
+    assert chinese.splitlines()[0].split() == ["步骤", "张量", "维度字母", "形状"]
+    assert "2) 拆分多头" in chinese and "3) 注意力" in chinese and "2b) 重复键/值头" in chinese
+    assert not any(word in chinese for word in ("step", "project", "attend", "merge"))
+    english = mha.format_shape_table(steps, lang="en")
+    assert "2) split heads" in english and "步骤" not in english
+    monkeypatch.delenv("MHA_LANG", raising=False)
+    assert mha.format_shape_table(steps) == english
+    monkeypatch.setenv("MHA_LANG", "zh_CN")
+    assert mha.format_shape_table(steps) == chinese
+    monkeypatch.setenv("MHA_LANG", "fr")
+    assert mha.format_shape_table(steps) == english
+    with pytest.raises(ValueError, match="expected lang to be one of"):
+        mha.format_shape_table(steps, lang="fr")
+
+
+def test_chinese_columns_line_up() -> None:
+    """A Chinese character takes two columns: every row's tensor name starts in one column."""
+    import unicodedata
+
+    lines = mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8), lang="zh_CN").splitlines()
+    starts = set()
+    for line in lines[2:]:
+        step = line.split("  ")[0]
+        columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in step)
+        starts.add(columns + len(line[len(step) :]) - len(line[len(step) :].lstrip()))
+    assert len(starts) == 1, starts
+
+
+def test_cli_takes_the_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = lambda *args, **env: subprocess.run(
+        [sys.executable, "-m", "mha", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **env},
+    )
+    assert "拆分多头" in run("--lang", "zh_CN").stdout
+    assert "拆分多头" in run(MHA_LANG="zh_CN").stdout
+    assert "split heads" in run("--lang", "en", MHA_LANG="zh_CN").stdout
+    refused = run("--lang", "fr")
+    assert refused.returncode == 2 and "invalid choice" in refused.stderr

@@ -99,13 +99,13 @@ def tutorial_pages(site: Path, language: str = "en") -> list[Path]:
 def main(site: Path) -> int:
     estimates = [estimate(page) for page in tutorial_pages(site)]
     if not estimates:
-        print(f"no tutorial pages under {site}: build the site first (nox -s docs)")
+        sys.stderr.write(f"no tutorial pages under {site}: build the site first (nox -s docs)\n")
         return 1
-    print(f"{'page':<26} {'words':>6} {'lines':>6} {'minutes':>8}")
-    for e in estimates:
-        print(f"{e.page:<26} {e.words:>6} {e.lines:>6} {e.minutes:>8.1f}")
+    lines = [f"{'page':<26} {'words':>6} {'lines':>6} {'minutes':>8}"]
+    lines += [f"{e.page:<26} {e.words:>6} {e.lines:>6} {e.minutes:>8.1f}" for e in estimates]
     core = sum(e.minutes for e in estimates if e.page[:2] in CORE_PAGES)
-    print(f"pages 1-6 (the core path): {core:.1f} minutes (budget {CORE_BUDGET_MIN})")
+    lines.append(f"pages 1-6 (the core path): {core:.1f} minutes (budget {CORE_BUDGET_MIN})")
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 

@@ -25,8 +25,9 @@ def _pages(folder: Path) -> dict[str, Path]:
 
 
 def test_core_path_reads_within_budget(layout) -> None:
-    estimates = [estimate(page) for number, page in _pages(layout.main).items()
-                 if number in CORE_PAGES]
+    estimates = [
+        estimate(page) for number, page in _pages(layout.main).items() if number in CORE_PAGES
+    ]
     assert len(estimates) == len(CORE_PAGES), "a page of the core path is missing"
     total = sum(e.minutes for e in estimates)
     each = ", ".join(f"{e.page} {e.minutes:.1f}" for e in estimates)

@@ -80,6 +80,7 @@ stats = {name: [vars(getattr(m, name)) for m in rows] for name in ("scaled", "un
 for row in stats["scaled"] + stats["unscaled"]:
     row["max_prob"] = row.pop("largest")
 
+
 def column(name, key):
     return [row[key] for row in stats[name]]
 

@@ -1,13 +1,15 @@
 """Command line: print the shape table, ``python -m mha --batch 2 --seq 5 --d-model 64 --heads 8``.
 
 ``--kv-heads 2`` traces grouped-query attention with 2 key/value heads; ``--source-seq 7``
-cross-attention over 7 keys.
+cross-attention over 7 keys; ``--lang zh_CN`` prints the table in Chinese (default: the
+environment variable ``MHA_LANG``, else English).
 """
 
 from __future__ import annotations
 
 import argparse
 
+from mha._validation import LANGS
 from mha.trace import format_shape_table, trace_shapes
 
 
@@ -27,6 +29,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         help="key/value heads H_kv, dividing H (grouped-query attention; default H)",
+    )
+    parser.add_argument(
+        "--lang",
+        choices=LANGS,
+        default=None,
+        help="language of the table: en or zh_CN (default: $MHA_LANG, else en)",
     )
     args = parser.parse_args(argv)
     try:
@@ -50,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             else ""
         )
     )
-    print(format_shape_table(steps))
+    print(format_shape_table(steps, lang=args.lang))
     return 0
 
 

@@ -8,6 +8,7 @@ module is internal: its names are the package's entry points to these checks, no
 from __future__ import annotations
 
 import operator
+import os
 
 import torch
 from torch import Tensor
@@ -15,6 +16,7 @@ from torch import Tensor
 from mha.errors import TypeAssertionError
 
 __all__ = [
+    "LANGS",
     "check_bool",
     "check_dim",
     "check_kv_heads",
@@ -23,7 +25,22 @@ __all__ = [
     "head_counts",
     "integer",
     "positive_int",
+    "resolve_language",
 ]
+
+# The languages of the learner-facing text (mha.check's reports, the shape table, the CLI):
+# lang= where a function takes it, else the environment variable MHA_LANG, else English.
+LANGS = ("en", "zh_CN")
+
+
+def resolve_language(lang: str | None) -> str:
+    """``lang`` checked, or ``MHA_LANG`` (an unknown value there means English) when None."""
+    if lang is None:
+        lang = os.environ.get("MHA_LANG", "en")
+        return lang if lang in LANGS else "en"
+    if lang not in LANGS:
+        raise ValueError(f"expected lang to be one of {LANGS} or None, got {lang!r}")
+    return lang
 
 
 # head counts listed in a message: enough for every model in use, and O(1) to build

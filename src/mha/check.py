@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
 import warnings
 from collections.abc import Callable
@@ -50,6 +49,7 @@ import torch
 from torch import Tensor
 
 from mha import functional as _functional
+from mha._validation import resolve_language
 
 __all__ = ["Report", "attention", "merge_heads", "split_heads"]
 
@@ -57,7 +57,6 @@ __all__ = ["Report", "attention", "merge_heads", "split_heads"]
 B, H, L, S, D = 2, 3, 5, 7, 4
 E = H * D
 SEEDS = (0, 1, 2)
-LANGS = ("en", "zh_CN")
 
 # the axes of each step's output, by the names the report gives them (keys of _TEXT)
 _HEADS = ("batch", "head", "token", "feature")  # (B, H, L, D): split_heads, attention's output
@@ -411,12 +410,7 @@ def _diagnose(step: str, inputs: tuple, got: object, error: Exception | None, wa
 
 
 def _language(lang: str | None) -> str:
-    if lang is None:
-        lang = os.environ.get("MHA_LANG", "en")
-        return lang if lang in LANGS else "en"
-    if lang not in LANGS:
-        raise ValueError(f"expected lang to be one of {LANGS} or None, got {lang!r}")
-    return lang
+    return resolve_language(lang)
 
 
 def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str, axes) -> Report:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 
 import torch
 
-from mha._validation import check_kv_heads, positive_int
+from mha._validation import check_kv_heads, positive_int, resolve_language
 from mha.functional import (
     check_heads,
     merge_heads,
@@ -179,13 +180,16 @@ def trace_shapes(
     return [ShapeStep(step, name, tuple(t.shape), letters) for step, name, t, letters in rows]
 
 
-def format_shape_table(steps: list[ShapeStep]) -> str:
-    """Render a shape trace as an aligned text table.
+def format_shape_table(steps: list[ShapeStep], *, lang: str | None = None) -> str:
+    """Render traced steps as a fixed-width text table.
 
     Parameters
     ----------
     steps : list of ShapeStep
         As returned by :func:`trace_shapes`.
+    lang : {"en", "zh_CN"}, optional
+        The language of the headers and the step names; by default the environment variable
+        ``MHA_LANG``, else English. Tensor names, letters and shapes are code, the same in both.
 
     Returns
     -------
@@ -195,7 +199,7 @@ def format_shape_table(steps: list[ShapeStep]) -> str:
     Examples
     --------
     >>> import mha
-    >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8)))
+    >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8), lang="en"))
     step            tensor        letters       shape
     --------------  ------------  ------------  ------------
     0) input        x             (B, L, E)     (2, 5, 64)
@@ -204,10 +208,48 @@ def format_shape_table(steps: list[ShapeStep]) -> str:
     3) attend       scores        (B, H, L, S)  (2, 8, 5, 5)
     ...
     5) project out  output        (B, L, E)     (2, 5, 64)
+    >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8), lang="zh_CN"))
+    步骤  ...
+    ...
+    2) 拆分多头  Q_heads ...
+    ...
     """
-    header = ("step", "tensor", "letters", "shape")
-    cells = [header] + [(s.step, s.name, s.letters, str(s.shape)) for s in steps]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    words = _WORDS[resolve_language(lang)]
+    header = tuple(words[h] for h in ("step", "tensor", "letters", "shape"))
+    cells = [header] + [(_step_name(s.step, words), s.name, s.letters, str(s.shape)) for s in steps]
+    widths = [max(_width(row[i]) for row in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(c + " " * (w - _width(c)) for c, w in zip(row, widths, strict=True))
+        for row in cells
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(line.rstrip() for line in lines)
+
+
+# The shape table's words in each language; the steps keep their numbers ("2) split heads").
+_WORDS = {
+    "en": {"step": "step", "tensor": "tensor", "letters": "letters", "shape": "shape"},
+    "zh_CN": {
+        "step": "步骤",
+        "tensor": "张量",
+        "letters": "维度字母",
+        "shape": "形状",
+        "input": "输入",
+        "project": "投影",
+        "split heads": "拆分多头",
+        "repeat kv": "重复键/值头",
+        "attend": "注意力",
+        "merge heads": "合并多头",
+        "project out": "输出投影",
+    },
+}
+
+
+def _step_name(step: str, words: dict[str, str]) -> str:
+    number, _, name = step.partition(") ")
+    return f"{number}) {words.get(name, name)}"
+
+
+def _width(text: str) -> int:
+    """Columns a terminal gives ``text``: two for each CJK character."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
