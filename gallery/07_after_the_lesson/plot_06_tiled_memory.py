@@ -109,23 +109,25 @@ assert sum(saved) > n * n  # every block's (L, C) weights, and more
 # that writes its result to main memory and reads it back for the next. FlashAttention *fuses*
 # the whole loop into one GPU kernel that keeps each block in the GPU's small, fast on-chip
 # memory. PyTorch's function runs a fused kernel of its own on the CPU (its flash kernel: on
-# the CPU, asserted below, it creates nothing of the size of ``(L, S)``). Eight heads of 64 at ``L = S = 1024``, the best of 3 runs of each; the Python
+# the CPU, asserted below, it creates nothing of the size of ``(L, S)``). Eight heads of 64 at ``L = S = 1024``, the best of 5 runs of each, taken in turns; the Python
 # loop is slower than PyTorch's function (asserted). The lesson's step 3 is printed beside
 # them, unasserted: on one machine it is faster than the loop, on another slower.
 
 
-def best_time(fn, repeat=3):
-    """The fastest of ``repeat`` runs of ``fn()``, in milliseconds."""
-    times = []
+def best_times(fns, repeat=5):
+    """The fastest of ``repeat`` runs of each function, in milliseconds. The runs take turns,
+    so a busy moment of the machine slows every function alike, not one alone."""
+    times = {name: [] for name in fns}
     for _ in range(repeat):
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        fn()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    return 1000 * min(times)
+        for name, fn in fns.items():
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            start = time.perf_counter()
+            fn()
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            times[name].append(time.perf_counter() - start)
+    return {name: 1000 * min(runs) for name, runs in times.items()}
 
 
 n = 1024
@@ -133,11 +135,13 @@ q, k, v = torch.randn(3, 1, 8, n, 64, device=device).unbind(0)  # (B, H, L, D) e
 with torch.no_grad():
     with mha.LargestTensor() as fused:
         F.scaled_dot_product_attention(q, k, v)
-    timings = {
-        "PyTorch's function": best_time(lambda: F.scaled_dot_product_attention(q, k, v)),
-        "lesson's step 3": best_time(lambda: mha.scaled_dot_product_attention(q, k, v)),
-        "tiled, in Python": best_time(lambda: mha.tiled_attention(q, k, v)),
-    }
+    timings = best_times(
+        {
+            "PyTorch's function": lambda: F.scaled_dot_product_attention(q, k, v),
+            "lesson's step 3": lambda: mha.scaled_dot_product_attention(q, k, v),
+            "tiled, in Python": lambda: mha.tiled_attention(q, k, v),
+        }
+    )
 fastest = timings["PyTorch's function"]
 for name, ms in timings.items():
     print(f"{name:18} {ms:7.1f} ms {ms / fastest:5.1f} x")
