@@ -303,7 +303,7 @@ def test_trace_with_kv_heads() -> None:
     assert steps["K_heads"].shape == steps["V_heads"].shape == (2, 2, 5, 8)
     assert steps["K_heads"].letters == "(B, H_kv, S, D)"
     assert steps["K_repeated"].shape == (2, 8, 5, 8)
-    assert steps["K_repeated"].step == "2b) repeat kv"
+    assert steps["K_repeated"].step == "3b) repeat kv"
     assert steps["scores"].shape == (2, 8, 5, 5)
     assert "K_repeated" not in {s.name for s in mha.trace_shapes(2, 5, 64, 8)}
 

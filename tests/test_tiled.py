@@ -129,7 +129,7 @@ def test_fully_masked_rows_are_zero_as_in_pytorch() -> None:
 
 
 def test_a_float_mask_of_another_dtype_is_added_in_the_scores_dtype() -> None:
-    """As the lesson's step 3 does (PyTorch's function rejects such a mask)."""
+    """As the lesson's step 4 does (PyTorch's function rejects such a mask)."""
     q, k, v, _ = make({"B": 1, "H": 2, "H_kv": 2, "L": 4, "S": 6, "D": 4, "D_v": 4, "seed": 6})
     q, k, v = (t.detach().float() for t in (q, k, v))
     mask = torch.randn(4, 6, dtype=torch.float64, device=DEVICE)

@@ -23,7 +23,7 @@ def test_trace_follows_the_lesson() -> None:
     assert shapes["x"] == shapes["Q"] == shapes["concat"] == shapes["output"] == (2, 5, 64)
     assert shapes["Q_heads"] == shapes["context"] == (2, 8, 5, 8)
     assert shapes["scores"] == shapes["attn_weights"] == (2, 8, 5, 5)
-    assert [s.step for s in steps][::3] == ["0) input", "1) project", "2) split heads", "3) attend"]
+    assert [s.step for s in steps][::3] == ["1) input", "2) project", "3) split heads", "4) attend"]
 
 
 @pytest.mark.parametrize("heads", [1, 4, 64])
@@ -93,10 +93,10 @@ def test_the_table_speaks_the_readers_language(monkeypatch: pytest.MonkeyPatch) 
     steps = mha.trace_shapes(2, 5, 64, 8, num_kv_heads=2)
     chinese = mha.format_shape_table(steps, lang="zh_CN")
     assert chinese.splitlines()[0].split() == ["步骤", "张量", "维度字母", "形状"]
-    assert "2) 拆分多头" in chinese and "3) 注意力" in chinese and "2b) 重复键/值头" in chinese
+    assert "3) 拆分多头" in chinese and "4) 注意力" in chinese and "3b) 重复键/值头" in chinese
     assert not any(word in chinese for word in ("step", "project", "attend", "merge"))
     english = mha.format_shape_table(steps, lang="en")
-    assert "2) split heads" in english and "步骤" not in english
+    assert "3) split heads" in english and "步骤" not in english
     monkeypatch.delenv("MHA_LANG", raising=False)
     assert mha.format_shape_table(steps) == english
     monkeypatch.setenv("MHA_LANG", "zh_CN")

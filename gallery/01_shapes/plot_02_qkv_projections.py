@@ -1,5 +1,5 @@
 r"""
-Step 1: project to queries, keys and values
+Step 2: project to queries, keys and values
 ===========================================
 
 Three learned matrices ``W_Q``, ``W_K`` and ``W_V``, each of shape ``(64, 64)``, turn the

@@ -1,5 +1,5 @@
 r"""
-Step 2: split into heads
+Step 3: split into heads
 ========================
 
 The 64 columns of ``Q`` are cut into 8 heads of 8 columns each: ``view`` turns

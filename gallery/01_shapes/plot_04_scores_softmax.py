@@ -1,5 +1,5 @@
 r"""
-Step 3a: scores and softmax
+Step 4a: scores and softmax
 ===========================
 
 Each head compares every query with every key: ``Q K^T / sqrt(d_k)`` turns the heads

@@ -1,5 +1,5 @@
 r"""
-Step 3b: the weighted sum of the values
+Step 4b: the weighted sum of the values
 =======================================
 
 The attention weights ``(2, 8, 5, 5)`` multiply the values ``(2, 8, 5, 8)``: each head's

@@ -1,5 +1,5 @@
 r"""
-Step 4: merge the heads
+Step 5: merge the heads
 =======================
 
 After attention, each head holds a ``(5, 8)`` result: the tensor is ``(2, 8, 5, 8)``. To

@@ -1,5 +1,5 @@
 r"""
-Step 5: the output projection, and the whole pipeline
+Step 6: the output projection, and the whole pipeline
 =====================================================
 
 A last ``(64, 64)`` matrix ``W_O`` mixes the concatenated heads: ``(2, 5, 64) -> (2, 5, 64)``,
@@ -77,29 +77,29 @@ def attention_by_steps(x, num_heads, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O):
     H, D = num_heads, E // num_heads
     shapes = {"x": x.shape}
 
-    # 1) project
+    # 2) project
     Q = x @ W_Q.T + b_Q  # (B, L, E)
     K = x @ W_K.T + b_K  # (B, S, E)
     V = x @ W_V.T + b_V  # (B, S, E)
     shapes |= {"Q": Q.shape, "K": K.shape, "V": V.shape}
 
-    # 2) split heads
+    # 3) split heads
     Q = Q.view(B, L, H, D).transpose(1, 2)  # (B, H, L, D)
     K = K.view(B, -1, H, D).transpose(1, 2)  # (B, H, S, D)
     V = V.view(B, -1, H, D).transpose(1, 2)  # (B, H, S, D)
     shapes |= {"Q_heads": Q.shape, "K_heads": K.shape, "V_heads": V.shape}
 
-    # 3) attend
+    # 4) attend
     scores = Q @ K.transpose(-2, -1) / math.sqrt(D)  # (B, H, L, S)
     weights = scores.softmax(dim=-1)  # (B, H, L, S)
     context = weights @ V  # (B, H, L, D)
     shapes |= {"scores": scores.shape, "attn_weights": weights.shape, "context": context.shape}
 
-    # 4) merge heads
+    # 5) merge heads
     concat = context.transpose(1, 2).contiguous().view(B, L, E)  # (B, L, E)
     shapes["concat"] = concat.shape
 
-    # 5) project out
+    # 6) project out
     out = concat @ W_O.T + b_O  # (B, L, E)
     shapes["output"] = out.shape
     return out, weights, shapes

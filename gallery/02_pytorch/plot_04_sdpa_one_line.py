@@ -2,7 +2,7 @@ r"""
 Attention in one line: F.scaled_dot_product_attention
 =====================================================
 
-Step 3 of the lesson, ``softmax(Q K^T / sqrt(d_k)) V``, is one call in PyTorch:
+Step 4 of the lesson, ``softmax(Q K^T / sqrt(d_k)) V``, is one call in PyTorch:
 :func:`torch.nn.functional.scaled_dot_product_attention`. We check that it gives the output
 of the explicit step :func:`mha.scaled_dot_product_attention`, with and without a causal mask
 (``is_causal=True`` against the same mask written out), and then show the trap between the
@@ -99,7 +99,7 @@ assert weights_module[..., :3].gt(0).all()
 # Rebuilding the module with the fused function
 # ---------------------------------------------
 #
-# Now the module's computation rebuilt by hand, with the fused function for step 3. Passing
+# Now the module's computation rebuilt by hand, with the fused function for step 4. Passing
 # ``mask`` as it is gives a different result; passing ``~mask`` gives the module's output.
 
 W_Q, W_K, W_V = module.in_proj_weight.chunk(3)

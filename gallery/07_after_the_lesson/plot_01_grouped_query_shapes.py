@@ -56,7 +56,7 @@ for H_kv in (8, 2, 1):
 # -------------------------------------
 #
 # ``python -m mha --kv-heads 2`` prints the same table: ``K_heads`` is ``(2, 2, 5, 8)``, and
-# the step ``2b) repeat kv`` shows the keys repeated to 8 heads for the explicit path.
+# the step ``3b) repeat kv`` shows the keys repeated to 8 heads for the explicit path.
 
 steps = mha.trace_shapes(batch=2, target_len=5, embed_dim=64, num_heads=8, num_kv_heads=2)
 print(mha.format_shape_table(steps))

@@ -6,7 +6,7 @@ Tiled attention: the memory it saves, the time it costs
 the online softmax of FlashAttention (Dao et al., 2022; tutorial page 8 walks through it by
 hand). Here, measured: the largest tensor each way creates for one head from 512 to 8,192
 tokens, drawn against the length; what autograd keeps when gradients are needed; and the time
-against PyTorch's function and the lesson's step 3 on this machine.
+against PyTorch's function and the lesson's step 4 on this machine.
 """
 
 # %%
@@ -14,7 +14,7 @@ against PyTorch's function and the lesson's step 3 on this machine.
 # ---------------
 #
 # First, that both ways compute the same thing: one head of width 64 over 512 tokens, the
-# lesson's step 3 against the loop in blocks of 128 keys.
+# lesson's step 4 against the loop in blocks of 128 keys.
 
 import time
 
@@ -28,10 +28,10 @@ torch.manual_seed(0)
 device = mha.get_device()
 C, D = 128, 64  # keys per block, head width
 q, k, v = torch.randn(3, 1, 1, 512, D, device=device).unbind(0)  # (B, H, L, D) each
-step_3, _ = mha.scaled_dot_product_attention(q, k, v)  # (B, H, L, D)
+step_4, _ = mha.scaled_dot_product_attention(q, k, v)  # (B, H, L, D)
 out = mha.tiled_attention(q, k, v, block_size=C)  # (B, H, L, D)
-assert out.shape == step_3.shape == (1, 1, 512, D)
-torch.testing.assert_close(out, step_3)
+assert out.shape == step_4.shape == (1, 1, 512, D)
+torch.testing.assert_close(out, step_4)
 
 # %%
 # Memory: the largest tensor each way creates
@@ -47,7 +47,7 @@ torch.testing.assert_close(out, step_3)
 
 lengths = [512, 1024, 2048, 4096, 8192]
 explicit_mib, tiled_mib = [], []
-print("  L = S  step 3 MiB  tiled MiB  ratio")
+print("  L = S  step 4 MiB  tiled MiB  ratio")
 for n in lengths:
     q, k, v = torch.randn(3, 1, 1, n, D, device=device).unbind(0)  # (B, H, L, D) each
     with torch.no_grad(), mha.LargestTensor() as explicit:
@@ -69,7 +69,7 @@ assert explicit_mib[-1] == 256 and tiled_mib[-1] == 4  # at L = S = 8192
 # tiled loop (slope 1); at 8,192 tokens they are 256 MiB and 4 MiB, 64 times apart.
 
 fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-ax.plot(lengths, explicit_mib, "o-", label="lesson's step 3: scores (L, S)")
+ax.plot(lengths, explicit_mib, "o-", label="lesson's step 4: scores (L, S)")
 ax.plot(lengths, tiled_mib, "s-", label="tiled: one block of scores (L, C), C = 128")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log", base=2)
@@ -110,7 +110,7 @@ assert sum(saved) > n * n  # every block's (L, C) weights, and more
 # the whole loop into one GPU kernel that keeps each block in the GPU's small, fast on-chip
 # memory. PyTorch's function runs a fused kernel of its own on the CPU (its flash kernel: on
 # the CPU, asserted below, it creates nothing of the size of ``(L, S)``). Eight heads of 64 at ``L = S = 1024``, the best of 5 runs of each, taken in turns; the Python
-# loop is slower than PyTorch's function (asserted). The lesson's step 3 is printed beside
+# loop is slower than PyTorch's function (asserted). The lesson's step 4 is printed beside
 # them, unasserted: on one machine it is faster than the loop, on another slower.
 
 
@@ -138,7 +138,7 @@ with torch.no_grad():
     timings = best_times(
         {
             "PyTorch's function": lambda: F.scaled_dot_product_attention(q, k, v),
-            "lesson's step 3": lambda: mha.scaled_dot_product_attention(q, k, v),
+            "lesson's step 4": lambda: mha.scaled_dot_product_attention(q, k, v),
             "tiled, in Python": lambda: mha.tiled_attention(q, k, v),
         }
     )

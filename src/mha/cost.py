@@ -130,14 +130,14 @@ class AttentionFlops:
     Attributes
     ----------
     projections : int
-        Step 1, ``Q = query W^Q``, ``K = key W^K``, ``V = value W^V``:
+        Step 2, ``Q = query W^Q``, ``K = key W^K``, ``V = value W^V``:
         ``2 B E (L E + S kdim + S vdim)``.
     scores : int
-        Step 3a, ``Q K^T`` for every head: ``2 B H L S D = 2 B L S E``.
+        Step 4a, ``Q K^T`` for every head: ``2 B H L S D = 2 B L S E``.
     weighted_sum : int
-        Step 3b, ``weights @ V`` for every head: ``2 B H L S D = 2 B L S E``.
+        Step 4b, ``weights @ V`` for every head: ``2 B H L S D = 2 B L S E``.
     output_projection : int
-        Step 5, ``out W^O``: ``2 B L E E``.
+        Step 6, ``out W^O``: ``2 B L E E``.
     """
 
     projections: int

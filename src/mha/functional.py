@@ -1,13 +1,14 @@
 r"""Multi-head attention, one function per step of the lesson.
 
-The computation, for a batch-first input of shape ``(B, L, E)``::
+The computation, for a batch-first input of shape ``(B, L, E)``, numbered as the lesson's
+script numbers its steps (its step 1 sets the sizes and makes the input)::
 
-    query, key, value                 (B, L, E), (B, S, E_k), (B, S, E_v)
-    1) project       -> q, k, v        (B, L, E), (B, S, E),   (B, S, E)
-    2) split heads   -> q, k, v        (B, H, L, D), (B, H, S, D), (B, H, S, D)
-    3) attend        -> out, weights   (B, H, L, D), (B, H, L, S)
-    4) merge heads   -> out            (B, L, E)
-    5) project out   -> out            (B, L, E)
+    1) input: query, key, value        (B, L, E), (B, S, E_k), (B, S, E_v)
+    2) project       -> q, k, v        (B, L, E), (B, S, E),   (B, S, E)
+    3) split heads   -> q, k, v        (B, H, L, D), (B, H, S, D), (B, H, S, D)
+    4) attend        -> out, weights   (B, H, L, D), (B, H, L, S)
+    5) merge heads   -> out            (B, L, E)
+    6) project out   -> out            (B, L, E)
 
 Dimension letters, used in every shape in this package:
 
@@ -229,7 +230,7 @@ def _additive_mask(mask: Tensor, dtype: torch.dtype) -> Tensor:
 
 
 # ---------------------------------------------------------------------------
-# 1) project
+# 2) project
 # ---------------------------------------------------------------------------
 
 
@@ -315,7 +316,7 @@ def project_qkv(
     k_bias: Tensor | None = None,
     v_bias: Tensor | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    r"""Step 1: project the inputs to queries, keys and values.
+    r"""Step 2: project the inputs to queries, keys and values.
 
     ``Q = query W_Q^T + b_Q``, ``K = key W_K^T + b_K``, ``V = value W_V^T + b_V``. In
     self-attention (``query is key is value``) the three weights are stacked into one
@@ -393,12 +394,12 @@ def _project_qkv(query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias
 
 
 # ---------------------------------------------------------------------------
-# 2) split heads, 4) merge heads
+# 3) split heads, 5) merge heads
 # ---------------------------------------------------------------------------
 
 
 def split_heads(x: Tensor, num_heads: int) -> Tensor:
-    """Step 2: split the last dimension into heads, ``(B, L, H*D) -> (B, H, L, D)``.
+    """Step 3: split the last dimension into heads, ``(B, L, H*D) -> (B, H, L, D)``.
 
     A ``view`` cuts the last dimension into ``H`` blocks of ``D``, then a ``transpose`` moves
     the head dimension in front of the sequence so that every head is one independent
@@ -464,7 +465,7 @@ def _split_heads(x: Tensor, num_heads: int) -> Tensor:
 
 
 def merge_heads(x: Tensor) -> Tensor:
-    """Step 4: concatenate the heads again, ``(B, H, L, D) -> (B, L, H*D)``.
+    """Step 5: concatenate the heads again, ``(B, H, L, D) -> (B, L, H*D)``.
 
     The inverse of :func:`split_heads`: ``transpose`` the sequence back in front of the heads,
     make the memory ``contiguous`` (the transposed tensor cannot be viewed otherwise), then
@@ -509,7 +510,7 @@ def _merge_heads(x: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------------------
-# 3) attend
+# 4) attend
 # ---------------------------------------------------------------------------
 
 
@@ -534,7 +535,7 @@ def scaled_dot_product_attention(
     is_causal: bool = False,
     scale: float | None = None,
 ) -> tuple[Tensor, Tensor]:
-    r"""Step 3: :math:`\operatorname{softmax}(Q K^\top / \sqrt{D} + \text{mask})\, V` for all heads at once.
+    r"""Step 4: :math:`\operatorname{softmax}(Q K^\top / \sqrt{D} + \text{mask})\, V` for all heads at once.
 
     The explicit twin of :func:`torch.nn.functional.scaled_dot_product_attention`: the same
     arguments and mask convention, but it also returns the attention weights. Every head is
@@ -966,7 +967,7 @@ def multi_head_attention_unchecked(
     B, L, _ = query.shape
     H = num_heads
 
-    # 1) project
+    # 2) project
     q, k, v = _project_qkv(
         query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias
     )  # (B, L, E), (B, S, E), (B, S, E)
@@ -986,7 +987,7 @@ def multi_head_attention_unchecked(
             k, v, bias_k.expand(B, 1, -1), bias_v.expand(B, 1, -1), [padding, scores_mask]
         )  # (B, S + 1, E)
 
-    # 2) split heads
+    # 3) split heads
     q = _split_heads(q, H)  # (B, H, L, D)
     k = _split_heads(k, H)  # (B, H, S, D)
     v = _split_heads(v, H)  # (B, H, S, D)
@@ -996,7 +997,7 @@ def multi_head_attention_unchecked(
 
     mask = _combine_masks(scores_mask, padding)  # broadcastable to (B, H, L, S), or None
 
-    # 3) attend
+    # 4) attend
     if need_weights:
         out, weights = _attend(q, k, v, mask, dropout_p)  # (B, H, L, D), (B, H, L, S)
     else:
@@ -1006,10 +1007,10 @@ def multi_head_attention_unchecked(
         )  # (B, H, L, D)
         weights = None
 
-    # 4) merge heads
+    # 5) merge heads
     out = _merge_heads(out)  # (B, L, E)
 
-    # 5) project out
+    # 6) project out
     out = _project(out, out_weight, out_bias)  # (B, L, E)
 
     if weights is not None and average_attn_weights:

@@ -277,7 +277,7 @@ class KVCache:
 
 
 # ---------------------------------------------------------------------------
-# 3) attend, with H_kv key/value heads
+# 4) attend, with H_kv key/value heads
 # ---------------------------------------------------------------------------
 
 
@@ -289,7 +289,7 @@ def grouped_query_attention(
     is_causal: bool = False,
     need_weights: bool = False,
 ) -> tuple[Tensor, Tensor | None]:
-    """Step 3 with shared key/value heads: ``H`` query heads attend over ``H_kv`` kv heads.
+    """Step 4 with shared key/value heads: ``H`` query heads attend over ``H_kv`` kv heads.
 
     Query head ``h`` uses key/value head ``h // G``, ``G = H / H_kv``.
 
@@ -538,22 +538,22 @@ class GroupedQueryAttention(nn.Module):
             )
         H, H_kv = self.num_heads, self.num_kv_heads
 
-        # 1) project
+        # 2) project
         q = self.q_proj(x)  # (B, L, E)
         k = self.k_proj(x)  # (B, L, H_kv*D)
         v = self.v_proj(x)  # (B, L, H_kv*D)
 
-        # 2) split heads
+        # 3) split heads
         q = split_heads(q, H)  # (B, H, L, D)
         k = split_heads(k, H_kv)  # (B, H_kv, L, D)
         v = split_heads(v, H_kv)  # (B, H_kv, L, D)
         if cache is not None:  # every position so far, this call's last
             k, v = cache.append(k, v)  # (B, H_kv, S, D), S = cached + L
 
-        # 3) attend (fused, enable_gqa: query head h reads kv head h // G)
+        # 4) attend (fused, enable_gqa: query head h reads kv head h // G)
         out, _ = grouped_query_attention(q, k, v, is_causal=is_causal)  # (B, H, L, D)
 
-        # 4) merge heads, 5) project out
+        # 5) merge heads, 6) project out
         return self.out_proj(merge_heads(out))  # (B, L, E)
 
     def extra_repr(self) -> str:

@@ -1,6 +1,6 @@
 r"""After the lesson: attention computed block by block, without the ``L x S`` matrix.
 
-The lesson's step 3 computes every score ``Q K^T / sqrt(D)``, ``L x S`` of them per head,
+The lesson's step 4 computes every score ``Q K^T / sqrt(D)``, ``L x S`` of them per head,
 then their softmax, then the weighted sum of the values. FlashAttention (Dao et al., 2022)
 gives the same output while it holds the scores of only one block of keys at a time. It
 walks over the keys block by block and keeps three numbers per query row:
@@ -51,7 +51,7 @@ def tiled_attention(
     block_size: int = 128,
     return_lse: bool = False,
 ) -> Tensor | tuple[Tensor, Tensor]:
-    r"""Step 3 one block of keys at a time, with the online softmax of FlashAttention.
+    r"""Step 4 one block of keys at a time, with the online softmax of FlashAttention.
 
     The same output as :func:`torch.nn.functional.scaled_dot_product_attention` (and as
     :func:`mha.scaled_dot_product_attention`), computed in one loop over blocks of
@@ -109,7 +109,7 @@ def tiled_attention(
 
     See Also
     --------
-    scaled_dot_product_attention : the lesson's step 3, with the whole ``(L, S)`` matrix.
+    scaled_dot_product_attention : the lesson's step 4, with the whole ``(L, S)`` matrix.
     causal_mask : the two alignments of a causal mask.
 
     Notes
@@ -223,7 +223,7 @@ def tiled_attention(
             block = attn_mask[..., start:end].reshape(B, H_kv, G, L, end - start)
             if block.dtype == torch.bool:
                 s = s.masked_fill(~block, -math.inf)
-            else:  # added in the scores' dtype, whatever its own (as the lesson's step 3)
+            else:  # added in the scores' dtype, whatever its own (as the lesson's step 4)
                 s = s + block.to(s.dtype)
         # lines 10-11: the new maximum. It only shifts every exponent by the same amount,
         # which cancels in acc / l, so no gradient flows through it (detach)

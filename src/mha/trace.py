@@ -32,7 +32,7 @@ class ShapeStep:
     Attributes
     ----------
     step : str
-        The lesson's step, such as ``"2) split heads"``.
+        The lesson's step, such as ``"3) split heads"``.
     name : str
         The tensor produced, such as ``"Q_heads"``.
     shape : tuple of int
@@ -63,7 +63,7 @@ def trace_shapes(
     In cross-attention (``source_len`` given) the table starts with the ``key`` and ``value``
     inputs ``(B, S, E)`` as well as ``x``. With ``num_kv_heads`` (grouped-query attention, as
     :class:`mha.GroupedQueryAttention`) ``K`` and ``V`` have ``H_kv`` heads, and a step
-    ``2b) repeat kv`` (:func:`mha.repeat_kv`) shows them repeated to ``H`` heads.
+    ``3b) repeat kv`` (:func:`mha.repeat_kv`) shows them repeated to ``H`` heads.
 
     Parameters
     ----------
@@ -101,7 +101,7 @@ def trace_shapes(
     --------
     >>> import mha
     >>> steps = mha.trace_shapes(batch=2, target_len=5, embed_dim=64, num_heads=8)
-    >>> [(s.name, s.shape) for s in steps if s.step.startswith("2")]
+    >>> [(s.name, s.shape) for s in steps if s.step.startswith("3")]
     [('Q_heads', (2, 8, 5, 8)), ('K_heads', (2, 8, 5, 8)), ('V_heads', (2, 8, 5, 8))]
     >>> steps[0].shape == steps[-1].shape == (2, 5, 64)
     True
@@ -151,31 +151,31 @@ def trace_shapes(
     kv_letters = "(B, S, E)" if num_kv_heads is None else "(B, S, H_kv*D)"
     kv_head_letters = "(B, H, S, D)" if num_kv_heads is None else "(B, H_kv, S, D)"
     rows = [
-        ("0) input", "x", x, "(B, L, E)"),
+        ("1) input", "x", x, "(B, L, E)"),
         *(
-            [("0) input", "key", memory, "(B, S, E)"), ("0) input", "value", memory, "(B, S, E)")]
+            [("1) input", "key", memory, "(B, S, E)"), ("1) input", "value", memory, "(B, S, E)")]
             if cross
             else []
         ),
-        ("1) project", "Q", q, "(B, L, E)"),
-        ("1) project", "K", k, kv_letters),
-        ("1) project", "V", v, kv_letters),
-        ("2) split heads", "Q_heads", q_h, "(B, H, L, D)"),
-        ("2) split heads", "K_heads", k_h, kv_head_letters),
-        ("2) split heads", "V_heads", v_h, kv_head_letters),
+        ("2) project", "Q", q, "(B, L, E)"),
+        ("2) project", "K", k, kv_letters),
+        ("2) project", "V", v, kv_letters),
+        ("3) split heads", "Q_heads", q_h, "(B, H, L, D)"),
+        ("3) split heads", "K_heads", k_h, kv_head_letters),
+        ("3) split heads", "V_heads", v_h, kv_head_letters),
         *(
             [
-                ("2b) repeat kv", "K_repeated", k_r, "(B, H, S, D)"),
-                ("2b) repeat kv", "V_repeated", v_r, "(B, H, S, D)"),
+                ("3b) repeat kv", "K_repeated", k_r, "(B, H, S, D)"),
+                ("3b) repeat kv", "V_repeated", v_r, "(B, H, S, D)"),
             ]
             if num_kv_heads is not None
             else []
         ),
-        ("3) attend", "scores", scores, "(B, H, L, S)"),
-        ("3) attend", "attn_weights", weights, "(B, H, L, S)"),
-        ("3) attend", "context", context, "(B, H, L, D)"),
-        ("4) merge heads", "concat", concat, "(B, L, E)"),
-        ("5) project out", "output", out, "(B, L, E)"),
+        ("4) attend", "scores", scores, "(B, H, L, S)"),
+        ("4) attend", "attn_weights", weights, "(B, H, L, S)"),
+        ("4) attend", "context", context, "(B, H, L, D)"),
+        ("5) merge heads", "concat", concat, "(B, L, E)"),
+        ("6) project out", "output", out, "(B, L, E)"),
     ]
     return [ShapeStep(step, name, tuple(t.shape), letters) for step, name, t, letters in rows]
 
@@ -202,16 +202,16 @@ def format_shape_table(steps: list[ShapeStep], *, lang: str | None = None) -> st
     >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8), lang="en"))
     step            tensor        letters       shape
     --------------  ------------  ------------  ------------
-    0) input        x             (B, L, E)     (2, 5, 64)
-    1) project      Q             (B, L, E)     (2, 5, 64)
+    1) input        x             (B, L, E)     (2, 5, 64)
+    2) project      Q             (B, L, E)     (2, 5, 64)
     ...
-    3) attend       scores        (B, H, L, S)  (2, 8, 5, 5)
+    4) attend       scores        (B, H, L, S)  (2, 8, 5, 5)
     ...
-    5) project out  output        (B, L, E)     (2, 5, 64)
+    6) project out  output        (B, L, E)     (2, 5, 64)
     >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8), lang="zh_CN"))
     步骤  ...
     ...
-    2) 拆分多头  Q_heads ...
+    3) 拆分多头  Q_heads ...
     ...
     """
     words = _WORDS[resolve_language(lang)]
@@ -226,7 +226,7 @@ def format_shape_table(steps: list[ShapeStep], *, lang: str | None = None) -> st
     return "\n".join(line.rstrip() for line in lines)
 
 
-# The shape table's words in each language; the steps keep their numbers ("2) split heads").
+# The shape table's words in each language; the steps keep their numbers ("3) split heads").
 _WORDS = {
     "en": {"step": "step", "tensor": "tensor", "letters": "letters", "shape": "shape"},
     "zh_CN": {
