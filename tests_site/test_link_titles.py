@@ -28,8 +28,8 @@ def _is_word(char: str) -> bool:
 class _Links(HTMLParser):
     """Each internal link's text, target and the text right before and after it, per block."""
 
-    BLOCKS = {"p", "li", "dd", "td", "th", "figcaption", "h1", "h2", "h3", "h4"}
-    VOID = {"br", "img", "hr", "input", "meta", "link", "wbr", "source"}
+    BLOCKS = frozenset({"p", "li", "dd", "td", "th", "figcaption", "h1", "h2", "h3", "h4"})
+    VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "wbr", "source"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -56,7 +56,12 @@ class _Links(HTMLParser):
         self.open.append(tag in {"pre", "code"} or "headerlink" in classes)
         if tag in self.BLOCKS:
             self.block, self.pending = [], []
-        if tag == "a" and self.block is not None and "internal" in classes and not any(self.open[:-1]):
+        if (
+            tag == "a"
+            and self.block is not None
+            and "internal" in classes
+            and not any(self.open[:-1])
+        ):
             self.link = {"start": len("".join(self.block)), "href": attrs.get("href", "")}
 
     def handle_endtag(self, tag: str) -> None:
