@@ -31,7 +31,7 @@ Examples
 ...     return x.view(B, num_heads, L, E // num_heads)  # no transpose
 >>> print(mha.check.split_heads(my_split, lang="en"))
 ✗ my_split does not match mha.split_heads (x: (2, 5, 12), num_heads=3; seed 0).
-Mistake: view without the transpose (a row of the table on the Common errors page).
+Mistake: view without the transpose (a row of the table in the how-to guide 'Common errors and how to fix them').
 What happened: first differs at batch 0, head 0, token 1, feature 0: expected ..., got ...
 Fix: view as (B, L, H, D), then swap L and H: x.view(B, L, H, D).transpose(1, 2)
 """
@@ -111,7 +111,7 @@ class _Mistake:
     title_zh: str
     fix_en: str
     fix_zh: str
-    in_table: bool = False  # a row of the table on the Common errors page
+    in_table: bool = False  # a row of the table of the how-to guide on common errors
     wrong: Callable[..., list] | None = None  # the wrong results, computed from the input
     says: str | None = None  # a regex for what the function raises or warns
 
@@ -252,7 +252,7 @@ _TEXT = {
         "ok": "✓ {name} matches {ref} on the shapes and seeds tried ({probe}; seeds {seeds}).",
         "bad": "✗ {name} does not match {ref} ({probe}; seed {seed}).",
         "mistake": "Mistake: {title}{row}.",
-        "row": " (a row of the table on the Common errors page)",
+        "row": " (a row of the table in the how-to guide 'Common errors and how to fix them')",
         "what": "What happened: {what}",
         "fix": "Fix: {fix}",
         "type": "{part}expected {want}, got {got}",
@@ -276,7 +276,7 @@ _TEXT = {
         "ok": "✓ {name} 在所试的形状和随机种子上与 {ref} 一致（{probe}；种子 {seeds}）。",
         "bad": "✗ {name} 与 {ref} 不一致（{probe}；种子 {seed}）。",
         "mistake": "错误：{title}{row}。",
-        "row": "（“常见错误”页表格中的一行）",
+        "row": "（操作指南「常见错误及其修复方法」表格中的一行）",
         "what": "实际情况：{what}",
         "fix": "修复：{fix}",
         "type": "{part}应为 {want}，实际为 {got}",
@@ -537,7 +537,7 @@ def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
     'view_after_transpose'
     >>> print(report)
     ✗ merge_view does not match mha.merge_heads (x: (2, 3, 5, 4); seed 0).
-    Mistake: view after transpose without contiguous() (a row of the table on the Common ...).
+    Mistake: view after transpose without contiguous() (a row of the table in the how-to ...).
     What happened: RuntimeError: view size is not compatible with input tensor's size and ...
     Fix: copy into contiguous memory before the view: x.transpose(1, 2).contiguous().view(...)
     """
@@ -584,7 +584,7 @@ def attention(fn: Callable, *, lang: str | None = None) -> Report:
     ...     return weights @ v, weights
     >>> mha.check.attention(attend_unscaled, lang="en")
     ✗ attend_unscaled does not match mha.scaled_dot_product_attention (q: (2, 3, 5, 4), ...).
-    Mistake: forgetting the 1/√d_k scale (a row of the table on the Common errors page).
+    Mistake: forgetting the 1/√d_k scale (a row of the table in the how-to guide 'Common errors and how to fix them').
     What happened: output: first differs at batch 0, head 0, token 0, feature 0: expected ...
     Fix: divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
     """
