@@ -23,6 +23,7 @@ CORE_PAGES = ("01", "02", "03", "04", "05", "06")  # the lesson's path, in its o
 CORE_BUDGET_MIN = 60
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")  # "don't", "3.45", "self-attention": one each
 _SKIP_CLASSES = {"headerlink", "visually-hidden", "sd-summary-state-marker"}
+_VOID = {"br", "img", "hr", "meta", "link", "input", "wbr", "source"}  # no end tag to match
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,10 @@ class Estimate:
         return self.words / WORDS_PER_MIN + self.lines / LINES_PER_MIN
 
 
-class _Article(HTMLParser):
-    """Words outside ``<pre>`` and non-blank lines inside it, in the page's ``<article>``."""
+class Article(HTMLParser):
+    """The text of a page's ``<article>``: ``text`` (outside ``<pre>``) and ``code`` (each
+    ``<pre>``), and the whole text in reading order, ``flow``, with ``unfolded``, the part that
+    shows outside every ``<details>`` element (a folded cell or answer)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -45,11 +48,14 @@ class _Article(HTMLParser):
         self.in_article = False
         self.skip = 0  # depth at which an element to skip opened (0: none)
         self.pre = 0
+        self.folded = 0  # open <details> elements
         self.text: list[str] = []
         self.code: list[str] = []
+        self.flow: list[str] = []
+        self.unfolded: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in {"br", "img", "hr", "meta", "link", "input", "wbr", "source"}:
+        if tag in _VOID:
             return
         classes = set((dict(attrs).get("class") or "").split())
         if not self.in_article:
@@ -62,12 +68,14 @@ class _Article(HTMLParser):
         if tag == "pre":
             self.pre += 1
             self.code.append("")
+        self.folded += tag == "details"
 
     def handle_endtag(self, tag: str) -> None:
-        if not self.in_article or tag in {"br", "img", "hr", "wbr", "source"}:
+        if not self.in_article or tag in _VOID:
             return
         if tag == "pre":
             self.pre -= 1
+        self.folded -= tag == "details"
         if self.skip == self.depth:
             self.skip = 0
         self.depth -= 1
@@ -81,17 +89,26 @@ class _Article(HTMLParser):
             self.code[-1] += data
         else:
             self.text.append(data)
+        self.flow.append(data)
+        if not self.folded:
+            self.unfolded.append(data)
+
+
+def read_article(html: Path) -> Article:
+    parser = Article()
+    parser.feed(html.read_text(encoding="utf-8"))
+    return parser
 
 
 def estimate(html: Path) -> Estimate:
-    parser = _Article()
-    parser.feed(html.read_text(encoding="utf-8"))
+    parser = read_article(html)
     words = len(_WORD.findall(" ".join(parser.text)))
     lines = sum(1 for block in parser.code for line in block.splitlines() if line.strip())
     return Estimate(html.stem, words, lines)
 
 
 def tutorial_pages(site: Path, language: str = "en") -> list[Path]:
+    """The numbered tutorial pages of a built site (``site/<language>/`` or its one language)."""
     root = site / language if (site / language / "index.html").is_file() else site
     return sorted((root / "tutorial").glob("[0-9][0-9]_*.html"))
 

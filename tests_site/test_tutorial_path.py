@@ -9,24 +9,23 @@
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from reading_time import CORE_BUDGET_MIN, CORE_PAGES, estimate
+from reading_time import CORE_BUDGET_MIN, CORE_PAGES, estimate, read_article, tutorial_pages
 
 # The exercise's answer: a split that reads its sizes from the tensor. Each string is a piece
 # of that answer as the answer writes it, or as the check's fix prints it.
 ANSWER = ("B, L, E = x.shape", "E // num_heads")
 
 
-def _pages(folder: Path) -> dict[str, Path]:
-    return {page.stem[:2]: page for page in sorted((folder / "tutorial").glob("[0-9][0-9]_*.html"))}
+def _pages(layout, language: str) -> dict[str, Path]:
+    return {page.stem[:2]: page for page in tutorial_pages(layout.root, language)}
 
 
 def test_core_path_reads_within_budget(layout) -> None:
     estimates = [
-        estimate(page) for number, page in _pages(layout.main).items() if number in CORE_PAGES
+        estimate(page) for number, page in _pages(layout, "en").items() if number in CORE_PAGES
     ]
     assert len(estimates) == len(CORE_PAGES), "a page of the core path is missing"
     total = sum(e.minutes for e in estimates)
@@ -34,47 +33,17 @@ def test_core_path_reads_within_budget(layout) -> None:
     assert total <= CORE_BUDGET_MIN, f"pages 1-6 take {total:.1f} minutes ({each})"
 
 
-class _Article(HTMLParser):
-    """The article's text: all of it, and what shows outside every ``<details>`` element."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.folded = 0
-        self.in_article = False
-        self.text: list[str] = []
-        self.unfolded: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs) -> None:
-        if tag == "article":
-            self.in_article = True
-        elif tag == "details":
-            self.folded += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "article":
-            self.in_article = False
-        elif tag == "details":
-            self.folded -= 1
-
-    def handle_data(self, data: str) -> None:
-        if self.in_article:
-            self.text.append(data)
-            if not self.folded:
-                self.unfolded.append(data)
-
-
 def _text(page: Path) -> tuple[str, str]:
     """The article's whole text, and its unfolded text."""
-    parser = _Article()
-    parser.feed(page.read_text(encoding="utf-8"))
-    return "".join(parser.text), "".join(parser.unfolded)
+    article = read_article(page)
+    return "".join(article.flow), "".join(article.unfolded)
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_the_exercise_is_not_answered_above_its_answer(layout, language: str) -> None:
     if language not in layout.languages:
         pytest.skip(f"this build has no {language} folder")
-    pages = _pages(layout.languages[language])
+    pages = _pages(layout, language)
     for number in ("01", "02", "03"):
         text, _ = _text(pages[number])
         shown = [piece for piece in ANSWER if piece in text]

@@ -154,7 +154,7 @@ assert 1.1 < ratio[64] < 1.2  # 1.15 times smaller at 64
 assert 3 < ratio[128] < 4  # 3.35 times at 128
 assert 20 < ratio[256] < 30  # about 25 times at 256
 assert 300 < ratio[512] < 400  # 367 times at 512
-key_ratio = {d: s["grad_k"] / u["grad_k"] for d, s, u in zip(dims, *stats.values(), strict=True)}
+key_ratio = {m.d_k: m.key_ratio for m in rows}
 assert 1.5 < key_ratio[8] < 2 and key_ratio[64] > 400  # the keys': 1.68 and 477 times
 
 # %%

@@ -409,14 +409,10 @@ def _diagnose(step: str, inputs: tuple, got: object, error: Exception | None, wa
     return _DIFFERS, None
 
 
-def _language(lang: str | None) -> str:
-    return resolve_language(lang)
-
-
 def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str, axes) -> Report:
     if not callable(fn):
         raise TypeError(f"expected fn to be a callable (your function), got {type(fn).__name__}")
-    lang = _language(lang)
+    lang = resolve_language(lang)
     text, zh = _TEXT[lang], lang == "zh_CN"
     name = getattr(fn, "__name__", type(fn).__name__)
     for seed in SEEDS:

@@ -73,6 +73,11 @@ class ScaleMeasurement:
         """How many times smaller the query's gradient is without the scale (< 1: larger)."""
         return self.scaled.grad_q / self.unscaled.grad_q
 
+    @property
+    def key_ratio(self) -> float:
+        """How many times smaller a key's gradient is without the scale (< 1: larger)."""
+        return self.scaled.grad_k / self.unscaled.grad_k
+
 
 def _stats(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, upstream, scale) -> RowStats:
     q = q.detach().requires_grad_()
