@@ -76,37 +76,35 @@ assert all(0.9 < v < 1.1 for v in variance_scaled), variance_scaled
 
 n_keys = 8  # mha.measure_scale's default, with 4,000 rows per width
 rows = mha.measure_scale(dims, device=device)  # the site's one measurement of the scale
-stats = {name: [vars(getattr(m, name)) for m in rows] for name in ("scaled", "unscaled")}
-for row in stats["scaled"] + stats["unscaled"]:
-    row["max_prob"] = row.pop("largest")
 
 
 def column(name, key):
-    return [row[key] for row in stats[name]]
+    """One statistic of ``rows`` across the widths: ``column("unscaled", "largest")``."""
+    return [getattr(getattr(m, name), key) for m in rows]
 
 
 print(" d_k | max weight scaled / unscaled | entropy scaled / unscaled")
-for i, d_k in enumerate(dims):
-    s, u = stats["scaled"][i], stats["unscaled"][i]
+for m in rows:
+    s, u = m.scaled, m.unscaled
     print(
-        f"{d_k:4d} | {s['max_prob']:.3f} / {u['max_prob']:.4f}"
-        f"               | {s['entropy']:.3f} / {u['entropy']:.4f}"
+        f"{m.d_k:4d} | {s.largest:.3f} / {u.largest:.4f}"
+        f"               | {s.entropy:.3f} / {u.entropy:.4f}"
     )
-saturation = next(d for d, p in zip(dims, column("unscaled", "max_prob"), strict=True) if p > 0.9)
+saturation = next(d for d, p in zip(dims, column("unscaled", "largest"), strict=True) if p > 0.9)
 print(f"unscaled: the median largest weight passes 0.9 at d_k = {saturation}")
 assert saturation in (32, 64)  # 64 here; the median at d_k = 32 is just below 0.9
 
 # The lesson's d_k = 8: sharper without the scale (0.63 against 0.32), but far from one-hot.
 at_8 = dims.index(8)
-assert 0.55 < column("unscaled", "max_prob")[at_8] < 0.75
-assert 0.25 < column("scaled", "max_prob")[at_8] < 0.4
+assert 0.55 < column("unscaled", "largest")[at_8] < 0.75
+assert 0.25 < column("scaled", "largest")[at_8] < 0.4
 
 # Unscaled: the typical row is one-hot at d_k = 512.
-assert column("unscaled", "max_prob")[-1] > 0.99
+assert column("unscaled", "largest")[-1] > 0.99
 assert column("unscaled", "entropy")[-1] < 0.05
 # Scaled: the largest weight stays between 0.2 and 0.4 (about 2-3 keys share the weight),
 # and the entropy moves by less than 0.25 nats (0.17 measured), at every d_k.
-scaled_max = column("scaled", "max_prob")
+scaled_max = column("scaled", "largest")
 scaled_entropy = column("scaled", "entropy")
 assert all(0.2 < p < 0.4 for p in scaled_max), scaled_max
 assert max(scaled_entropy) - min(scaled_entropy) < 0.25, scaled_entropy
@@ -174,7 +172,7 @@ ax.loglog(dims, dims, "k--", label=r"$d_k$ (theory)")
 ax.loglog(dims, variance_scaled, "s-", label=r"$q \cdot k / \sqrt{d_k}$")
 ax.set(ylabel="variance", title="Variance of the scores")
 ax = axes[1]
-ax.semilogx(dims, column("unscaled", "max_prob"), "o-", label="unscaled")
+ax.semilogx(dims, column("unscaled", "largest"), "o-", label="unscaled")
 ax.semilogx(dims, scaled_max, "s-", label=r"scaled by $1/\sqrt{d_k}$")
 ax.axhline(1 / n_keys, color="gray", ls=":", label=f"uniform (1/{n_keys})")
 ax.set(ylabel="median largest weight", title="Softmax saturation", ylim=(0, 1.05))
