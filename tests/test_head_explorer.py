@@ -9,8 +9,11 @@ JSON re-reads the page. The drawing itself is checked in Chromium (tests_site).
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import math
+import struct
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -25,48 +28,58 @@ from sphinx_build import build
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 import head_explorer as hx
+from templated import Messages
 
-# 3 layers, 2 heads, sentences of 4 and 5 tokens: no two sizes equal, so a swapped axis fails
-LAYERS, HEADS = 3, 2
-
-
-def _rows(length: int, seed: int) -> list[list[float]]:
-    """A causal row-stochastic matrix with 3-decimal weights (row q: its q + 1 first keys)."""
-    rows = []
-    for q in range(length):
-        raw = [((seed + 7 * q + 3 * k) % 5) + 1 if k <= q else 0 for k in range(length)]
-        row = [round(v / sum(raw), 3) for v in raw]
-        row[0] = round(row[0] + 1 - sum(row), 3)
-        rows.append(row)
-    return rows
+# a model of 2 heads of width 2 (E = 4), 6 positions, 10 words: no two sizes equal, so a
+# swapped axis fails
+HEADS, WIDTH, POSITIONS = 2, 4, 6
+VOCABULARY = ["<pad>", "the", "keys", "key", "</script>", "is/are", "he", "she", "boy", "girl"]
 
 
-def _sentence(task: str, tokens: list[str], query: int, marks: dict, values: tuple) -> dict:
-    n = len(tokens)
-    return {
-        "task": task,
-        "tokens": tokens,
-        "gloss": [f"词{i}" for i in range(n)],
-        "query": query,
-        "marks": marks,
-        "answer": values[0],
-        "prediction": values[1],
-        "weights": [
-            [_rows(n, seed=10 * layer + head) for head in range(HEADS)] for layer in range(LAYERS)
-        ],
-    }
+def _tensor(*shape: int) -> dict:
+    values = [((7 * i) % 11 - 5) / 10 for i in range(math.prod(shape))]
+    data = base64.b64encode(struct.pack(f"<{len(values)}f", *values)).decode("ascii")
+    return {"shape": list(shape), "data": data}
 
 
 def make_data() -> dict:
+    E = WIDTH
     return {
-        "layers": LAYERS,
         "heads": HEADS,
-        "roles": {"agreement": {"layer": 2, "head": 1}},
-        "sentences": [
-            _sentence("agreement", ["the", "keys", "</script>", "<verb>"], 3,
-                      {"subject": 1, "distractor": 2}, ("plural", "singular")),
-            _sentence("pronoun", ["anna", "thanked", "maria", "because", "she"], 4,
-                      {"antecedent": 0, "other": 2}, ("first", "first")),
+        "roles": {"agreement": {"layer": 0, "head": 1}},
+        "model": {
+            "parameters": {
+                "tokens.weight": _tensor(len(VOCABULARY), E),
+                "positions.weight": _tensor(POSITIONS, E),
+                "attn.in_proj_weight": _tensor(3 * E, E),
+                "attn.in_proj_bias": _tensor(3 * E),
+                "attn.out_proj.weight": _tensor(E, E),
+                "attn.out_proj.bias": _tensor(E),
+                "readout.weight": _tensor(4, E),
+                "readout.bias": _tensor(4),
+            },
+            "vocabulary": VOCABULARY,
+            "classes": {"agreement": ["singular", "plural"], "pronoun": ["first", "second"]},
+        },
+        "queries": {"agreement": ["is/are"], "pronoun": ["he", "she"]},
+        "words": {
+            "the": {"gloss": ""}, "keys": {"gloss": "钥匙们", "number": "plural"},
+            "key": {"gloss": "钥匙", "number": "singular"}, "</script>": {"gloss": "<b>"},
+            "is/are": {"gloss": {"singular": "是", "plural": "是（复数）"}},
+            "he": {"gloss": "他"}, "she": {"gloss": "她"},
+            "boy": {"gloss": "男孩", "refers": "he", "women": False},
+            "girl": {"gloss": "女孩", "refers": "she", "women": True},
+        },
+        "groups": [["the", "</script>"], ["keys", "key", "boy", "girl"], ["is/are", "he", "she"]],
+        "examples": [["the", "keys", "</script>", "is/are"], ["the", "boy", "girl", "she"]],
+        "try": [
+            {
+                "task": "agreement", "tokens": ["the", "keys", "key", "is/are"],
+                "marks": {"subject": 1, "distractor": 2}, "answer": "plural", "head": 1,
+                "with": {"prediction": "plural", "probability": 0.875},
+                "without": {"prediction": "singular", "probability": 0.5625},
+                "on_target": 0.5, "on_other": 0.25,
+            }
         ],
     }  # fmt: skip
 
@@ -83,58 +96,52 @@ def test_the_fixture_is_valid(data: dict) -> None:
     assert hx.validate(copy.deepcopy(data), "x.json") == data
 
 
+PARAMETERS = r"x\.json\['model'\]\['parameters'\]"
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d.pop("heads"), r"expected key 'heads' in x\.json, got keys \['layers'"),
+        (lambda d: d.pop("heads"), r"expected key 'heads' in x\.json, got keys \['examples'"),
         (
-            lambda d: d["sentences"][1].pop("query"),
-            r"expected key 'query' in x\.json\['sentences'\]\[1\], got keys \['answer'",
+            lambda d: d["model"]["parameters"]["attn.in_proj_weight"].update(shape=[4, 4]),
+            rf"expected shape \[12, 4\] in {PARAMETERS}\['attn.in_proj_weight'\], got \[4, 4\]",
         ),
         (
-            lambda d: d["sentences"][0]["marks"].pop("distractor"),
-            r"expected key 'distractor' in x\.json\['sentences'\]\[0\]\['marks'\]",
+            lambda d: d["model"]["parameters"]["readout.bias"].update(data="AAAA"),
+            rf"expected 4 float32 in base64 in {PARAMETERS}\['readout.bias'\], got 3",
+        ),
+        (
+            lambda d: d["model"]["parameters"].pop("attn.out_proj.bias"),
+            r"expected key 'attn.out_proj.bias' in x\.json\['model'\]",
+        ),
+        (
+            lambda d: d["model"]["classes"].update(pronoun=["second", "first"]),
+            r"expected \{.*\} in x\.json\['model'\]\['classes'\]",
         ),
         (
             lambda d: d["roles"]["agreement"].update(head=2),
-            (
-                r"expected an integer from 0 to 1 in x\.json\['roles'\]\['agreement'\]\['head'\], "
-                r"got 2"
-            ),
+            r"expected a head from 0 to 1 in x\.json\['roles'\]\['agreement'\], got 2",
         ),
         (
-            lambda d: d["sentences"][1].update(task="negation"),
-            r"expected x\.json\['sentences'\]\[1\]\['task'\] among \['agreement', 'pronoun'\]",
+            lambda d: d["roles"].update(negation={"head": 0}),
+            r"expected a task among \['agreement', 'pronoun'\] in x\.json\['roles'\]",
         ),
         (
-            lambda d: d["sentences"][0]["gloss"].pop(),
-            r"expected a list of 4 in x\.json\['sentences'\]\[0\]\['gloss'\], got 3 items",
+            lambda d: d["words"].pop("girl"),
+            r"expected an entry per word in x\.json\['words'\], got \[\"girl\"\]",
         ),
         (
-            lambda d: d["sentences"][0]["weights"].pop(),
-            r"expected a list of 3 in x\.json\['sentences'\]\[0\]\['weights'\], got 2 items",
+            lambda d: d["examples"][1].insert(0, "cat"),
+            r"expected words of the model's vocabulary in x\.json sentence 1, got \[\"cat\"\]",
         ),
         (
-            lambda d: d["sentences"][1]["weights"][2][1][3].pop(),
-            r"expected a list of 5 in x\.json\['sentences'\]\[1\]\['weights'\]\[2\]\[1\]\[3\]",
+            lambda d: d["examples"][0].pop(),
+            r"expected a last word among \['he', 'is/are', 'she'\] in x\.json sentence 0",
         ),
         (
-            lambda d: d["sentences"][1]["weights"][0][1][2].__setitem__(3, 0.5),
-            (
-                r"expected 0 in x\.json\['sentences'\]\[1\]\['weights'\]\[0\]\[1\]\[2\]\[3\] "
-                r"\(causal"
-            ),
-        ),
-        (
-            lambda d: d["sentences"][0]["weights"][1][0][3].__setitem__(0, 0.9),
-            (
-                r"expected the weights of x\.json\['sentences'\]\[0\]\['weights'\]\[1\]\[0\]\[3\] "
-                r"to sum to 1"
-            ),
-        ),
-        (
-            lambda d: d["sentences"][0].update(answer="many"),
-            r"expected x\.json\['sentences'\]\[0\]\['answer'\] among \['singular', 'plural'\]",
+            lambda d: d["try"][0]["without"].pop("probability"),
+            r"expected key 'probability' in x\.json\['try'\]\[0\]",
         ),
     ],
 )
@@ -147,6 +154,19 @@ def test_an_invalid_json_names_the_file_and_the_key(data: dict, edit, message: s
 def test_roles_may_lack_a_task(data: dict) -> None:
     data["roles"] = {}
     assert hx.validate(data, "x.json")["roles"] == {}
+
+
+def test_what_to_try_is_written_from_the_data(data: dict) -> None:
+    """Each suggestion's numbers are the data's, its words escaped, its sentence a data attribute."""
+    data["try"][0]["tokens"] = ["the", "keys", "</script>", "is/are"]
+    said = hx.try_html(data, Messages(hx.TEMPLATES))
+    assert '<li data-sentence="the keys &lt;/script&gt; is/are">' in said
+    assert "</script>" not in said
+    assert "The model predicts plural, probability 0.875." in said
+    assert "the prediction becomes singular, probability 0.562." in said
+    assert "the distractor nearest the verb, &lt;/script&gt;, is not" in said
+    data["try"][0]["with"]["probability"] = 0.5
+    assert "probability 0.500." in hx.try_html(data, Messages(hx.TEMPLATES))
 
 
 def test_a_missing_or_broken_file(tmp_path: Path) -> None:
@@ -271,7 +291,7 @@ def test_the_templates_are_extracted_for_the_page_catalog(tmp_path: Path, data: 
         extracted = {m.id for m in read_po(f) if m.id}
     assert extracted == set(hx.TEMPLATES.values()) | {"Explore"}
     # the templates hold no data: another JSON extracts the same ones
-    data["sentences"][0]["tokens"][0] = "a"
+    data["examples"][0][0] = "key"
     out, _ = build(project(tmp_path / "again", data), builder="gettext")
     with (out / "explanation" / "heads.pot").open("rb") as f:
         assert {m.id for m in read_po(f) if m.id} == extracted
@@ -297,7 +317,7 @@ def test_the_chinese_page_has_the_translated_templates_and_glosses(
     (found,) = explorers(_page(out))
     text = json.loads(found["scripts"]["hx-text"])
     assert text["head_n"] == "头 {n}" and text["queries"] == "查询词元"
-    assert text["layer_n"] == hx.TEMPLATES["layer_n"]  # untranslated: the English template
+    assert text["keys"] == hx.TEMPLATES["keys"]  # untranslated: the English template
     assert found["attrs"]["data-gloss"] == "true"
     assert json.loads(found["scripts"]["hx-data"]) == data
 
@@ -323,20 +343,22 @@ def test_a_missing_file_is_a_warning_naming_it(tmp_path: Path, data: dict) -> No
 
 
 def test_a_missing_key_is_a_warning_naming_the_file_and_key(tmp_path: Path, data: dict) -> None:
-    del data["sentences"][1]["weights"]
+    del data["try"][0]["head"]
     _, warnings = build(project(tmp_path, data))
     assert (
-        "WARNING: head-explorer: expected key 'weights' in "
-        "../data/head_explorer.json['sentences'][1], got keys ['answer', 'gloss'"
+        "WARNING: head-explorer: expected key 'head' in "
+        "../data/head_explorer.json['try'][0], got keys ['answer', 'marks'"
     ) in warnings
     assert warnings.count("WARNING") == 1
 
 
 def test_the_json_is_a_dependency_of_the_page(tmp_path: Path, data: dict) -> None:
-    """A new JSON (the gallery ran again) re-writes the page with the new weights."""
+    """A new JSON (the gallery ran again) re-writes the page with the new parameters."""
     src = project(tmp_path, data)
     build(src)
-    data["sentences"][0]["weights"][2][1][3] = [0.25, 0.25, 0.0, 0.5]
+    data["model"]["parameters"]["readout.bias"]["data"] = base64.b64encode(
+        struct.pack("<4f", 1, 2, 3, 4)
+    ).decode("ascii")
     write(src, data)
     out, warnings = build(src, fresh=False)
     assert warnings == ""
@@ -347,12 +369,15 @@ def test_the_json_is_a_dependency_of_the_page(tmp_path: Path, data: dict) -> Non
 def test_the_scraper_saves_the_examples_data_beside_it(tmp_path: Path, data: dict) -> None:
     target = tmp_path / "plot_05_heads_on_sentences.py"
     saved = tmp_path / "plot_05_heads_on_sentences.head_explorer.json"
+    parity = tmp_path / "plot_05_heads_on_sentences.head_explorer_parity.json"
     block_vars = {"example_globals": {"x": 1}, "target_file": str(target)}
     assert hx.scraper(None, block_vars, {}) == ""
     assert not saved.exists()  # an example without the global: no file
-    block_vars["example_globals"][hx.DATA_GLOBAL] = data
+    block_vars["example_globals"]["head_explorer_data"] = data
+    block_vars["example_globals"]["head_explorer_parity"] = {"sentences": []}
     assert hx.scraper(None, block_vars, {}) == ""
     assert json.loads(saved.read_text(encoding="utf-8")) == data
+    assert json.loads(parity.read_text(encoding="utf-8")) == {"sentences": []}
     written = saved.stat().st_mtime_ns
     hx.scraper(None, block_vars, {})  # the same data again (the example's next block)
     assert saved.stat().st_mtime_ns == written  # not rewritten: the page is not re-read

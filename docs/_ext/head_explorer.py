@@ -1,19 +1,27 @@
-"""The head explorer: a page's interactive view of every head's attention, from a gallery JSON.
+"""The head explorer: the trained sentence model, run in the page on the reader's own sentence.
 
 ```` ```{head-explorer} /auto_examples/06_evidence/<example>.head_explorer.json ```` (the path
 relative to the page's source file, or to the source folder with a leading ``/``) writes a
-small offline application: a list of sentences, a layer choice, a toggle per head, and the
-two-column drawing of bertviz (the tokens twice, a line from each query token to each key token
-it attends to, one colour per head, the line's opacity its attention weight).
-``_static/head-explorer.js`` draws it in plain JavaScript and inline SVG from the JSON that the
-directive embeds in the page (``<script type="application/json">``): nothing is fetched, so the
-page also works from ``file://``. The gallery example that trains the model puts the data in a
-global, ``head_explorer_data``, which :func:`scraper` saves beside the generated example (a
-reader running the example gets no file). The data: ``layers``, ``heads``, ``roles`` (``{task:
-{"layer": l, "head": h}}``, the head the page names for each task) and ``sentences``, each with
-its ``task``, ``tokens``, ``gloss`` (a Chinese word per token, shown under it on the Chinese
-page), the ``query`` position, the ``marks`` (positions the legend explains), ``answer``,
-``prediction`` and ``weights[layer][head][query][key]`` (causal, each row summing to 1).
+small offline application: a text field for a sentence written from the model's vocabulary
+(the words offered as the reader types, and a word-by-word builder), example sentences, a map
+of every head's attention with a switch per head that removes it from the model, the
+prediction with its probability, and the two-column drawing of bertviz (the tokens twice, a
+line from each query token to each key token it attends to, one colour per head, the line's
+opacity its attention weight). Below it, "What to try": the example's suggestions, with the
+probabilities the example measured.
+
+``_static/head-explorer.js`` runs the model (the parameters PyTorch stores, as the gallery
+example embeds them) and draws, in plain JavaScript and inline SVG, from the JSON that the
+directive embeds in the page (``<script type="application/json">``): nothing is fetched, so
+the page also works from ``file://``. The gallery example that trains the model puts the data
+in a global, ``head_explorer_data``, and PyTorch's outputs for held-out sentences in
+``head_explorer_parity``; :func:`scraper` saves both beside the generated example (a reader
+running the example gets no file). The data: ``heads``, ``roles`` (``{task: {"layer": 0,
+"head": h}}``, the head each task needs), ``model`` (``parameters``: name -> ``shape`` and
+``data``, float32 little-endian in base64; ``vocabulary``, the words by index; ``classes``, the
+readout's two classes per task, in its order), ``queries`` (the words each task asks about),
+``words`` (each word's ``gloss``, a string or a choice by context, and its ``number`` or the
+pronoun it ``refers`` by), ``groups`` (the builder's rows), ``examples`` and ``try``.
 
 Without JavaScript the explorer's controls stay hidden (``hidden``, removed by the script) and
 a one-line note says why; the page's static figure shows the same heads.
@@ -30,6 +38,8 @@ dependency of the page: a new one re-reads it.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import html
 import json
@@ -46,25 +56,38 @@ STYLE = "head-explorer.css"
 CLASS = "head-explorer"
 
 # the tasks the explorer knows: the marks each sentence of the task has (the first underlined,
-# the second dotted) and the values its answer and prediction take
+# the second dotted) and the values its answer and prediction take, in the readout's order
 TASKS = {
     "agreement": {"marks": ("subject", "distractor"), "values": ("singular", "plural")},
     "pronoun": {"marks": ("antecedent", "other"), "values": ("first", "second")},
 }
-ROW_SUM_TOLERANCE = 0.01  # weights are rounded to 3 decimals: a row sums to 1 within this
 
 # ---- The templates -----------------------------------------------------------------------------
-# English, with named placeholders the script fills in; the page's catalog translates them.
+# English, with named placeholders the script (or the "What to try" list) fills in; the page's
+# catalog translates them.
 
 TEMPLATES: dict[str, str] = {
-    "region": "Head explorer: the attention weights of every head",
+    "region": "Head explorer: the trained model on your sentence, with every head's attention",
     "noscript": "The head explorer needs JavaScript; the static figure on this page shows the "
     "same heads.",
-    "sentence": "Sentence",
-    "layer": "Layer",
-    "layer_n": "Layer {n}",
-    "heads": "Heads",
+    "your_sentence": "Your sentence",
+    "suggestions": "Words that fit what you are typing",
+    "examples": "Or an example",
+    "own": "(your own sentence)",
+    "builder": "Build a sentence word by word",
+    "remove_last": "Remove the last word",
+    "clear": "Clear",
+    "problem_empty": "Type a sentence from the model's words, or build one word by word.",
+    "problem_unknown": "Not in the model's vocabulary: {words}.",
+    "problem_long": "At most {max} words: the model has no position past that.",
+    "problem_typing": "Keep typing, or choose one of the words offered.",
+    "problem_slot": "End the sentence with is/are (agreement) or with he, she or they "
+    "(pronoun): the model answers for its last word.",
+    "still": "The drawing still shows the last sentence that worked.",
+    "list_join": ", ",
+    "heads": "Heads: choose one to show it large below; untick one to switch it off in the model.",
     "head_n": "Head {n}",
+    "use_head": "use head {n}",
     "queries": "Query tokens",
     "keys": "Key tokens",
     "token_name": "{token}, position {n}",
@@ -79,16 +102,31 @@ TEMPLATES: dict[str, str] = {
     "value_plural": "plural",
     "value_first": "the first person",
     "value_second": "the second person",
-    "answer": "Correct answer: {answer}. The model predicts: {prediction}.",
+    "value_person": "{value} ({word})",
+    "answer": "Correct answer: {answer}.",
+    "answer_none": "The sentence does not decide the answer.",
+    "predicts": "The model predicts: {prediction}, probability {p}.",
+    "predicts_without": "Without {heads}, the model predicts: {prediction}, probability {p} "
+    "(with every head: {before}, {p_before}).",
+    "flipped": "Switching off {heads} flipped the answer.",
     "legend": "Lines join each query token (left) to the key tokens it attends to (right), "
     "one colour per head, more opaque for a larger attention weight. Point at a query token, "
     "or move to it with the arrow keys, to see its lines; the one chosen last stays shown, "
     "and Escape shows every token's lines.",
-    "summary": "Head {head}, layer {layer}: from {token}, {weights}.",
+    "summary": "Head {head}: from {token}, {weights}.",
     "summary_weight": "{weight} on {token}",
     "summary_join": "{head}, {next}",
-    "summary_all": "Layer {layer}: the lines of every query token.",
-    "summary_none": "No head shown: turn one on with the head buttons.",
+    "summary_all": "The lines of every query token.",
+    "summary_none": "No head shown: choose one above.",
+    "try_it": "Try it",
+    "try_title": "What to try",
+    "try_agreement": "“{sentence}”: the subject, {subject}, is {answer}; the distractor "
+    "nearest the verb, {distractor}, is not. The model predicts {prediction}, probability {p}.",
+    "try_pronoun": "“{sentence}”: {pronoun} refers to {antecedent}, {answer}. The model "
+    "predicts {prediction}, probability {p}. Head {head}, the head this task needs, puts "
+    "{on_target} of its weight from {pronoun} on {antecedent} and {on_other} on {other}.",
+    "try_off": "Untick head {head}: the prediction becomes {after}, probability {p_after}. "
+    "Untick any other head instead: it stays {prediction}.",
 }
 
 
@@ -101,101 +139,85 @@ class HeadExplorerError(DataError):
 _key = functools.partial(get, error=HeadExplorerError)  # value[key], or the error naming it
 
 
-def _index(value: object, where: str, size: int) -> int:
-    """An integer position in ``range(size)``."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
-        raise HeadExplorerError(
-            f"expected an integer from 0 to {size - 1} in {where}, got {value!r}"
-        )
+def _check(ok: bool, expected: str, where: str, got: object) -> None:
+    if not ok:
+        raise HeadExplorerError(f"expected {expected} in {where}, got {json.dumps(got)[:80]}")
+
+
+def _words(value: object, where: str, vocabulary: list) -> list:
+    _check(isinstance(value, list) and bool(value), "a list of words", where, value)
+    unknown = [w for w in value if w not in vocabulary[1:]]
+    _check(not unknown, "words of the model's vocabulary", where, unknown)
     return value
 
 
-def _list(value: object, where: str, length: int | None = None) -> list:
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        size = "a list" if length is None else f"a list of {length}"
-        got = f"{len(value)} items" if isinstance(value, list) else repr(value)[:60]
-        raise HeadExplorerError(f"expected {size} in {where}, got {got}")
-    return value
-
-
-def _weights(value: object, where: str, layers: int, heads: int, length: int) -> None:
-    """``weights[layer][head][query][key]``: numbers in [0, 1], zero past the query, rows
-    summing to 1."""
-    for layer, per_layer in enumerate(_list(value, where, layers)):
-        for head, rows in enumerate(_list(per_layer, f"{where}[{layer}]", heads)):
-            at = f"{where}[{layer}][{head}]"
-            for query, row in enumerate(_list(rows, at, length)):
-                row_at = f"{at}[{query}]"
-                for key, weight in enumerate(_list(row, row_at, length)):
-                    number = isinstance(weight, int | float) and not isinstance(weight, bool)
-                    if not number or not 0 <= weight <= 1:
-                        raise HeadExplorerError(
-                            f"expected a weight from 0 to 1 in {row_at}[{key}], got {weight!r}"
-                        )
-                    if key > query and weight != 0:
-                        raise HeadExplorerError(
-                            f"expected 0 in {row_at}[{key}] (causal: a query sees no later "
-                            f"key), got {weight!r}"
-                        )
-                total = math.fsum(row)
-                if abs(total - 1) > ROW_SUM_TOLERANCE:
-                    raise HeadExplorerError(
-                        f"expected the weights of {row_at} to sum to 1, got {total:.3f}"
-                    )
-
-
-def _sentence(sentence: object, where: str, layers: int, heads: int) -> None:
-    task = _key(sentence, where, "task")
-    if task not in TASKS:
-        raise HeadExplorerError(f"expected {where}['task'] among {sorted(TASKS)}, got {task!r}")
-    tokens = _list(_key(sentence, where, "tokens"), f"{where}['tokens']")
-    if not tokens or not all(isinstance(token, str) and token for token in tokens):
-        raise HeadExplorerError(f"expected non-empty strings in {where}['tokens'], got {tokens!r}")
-    length = len(tokens)
-    gloss = _list(_key(sentence, where, "gloss"), f"{where}['gloss']", length)
-    if not all(isinstance(word, str) for word in gloss):
-        raise HeadExplorerError(f"expected strings in {where}['gloss'], got {gloss!r}")
-    _index(_key(sentence, where, "query"), f"{where}['query']", length)
-    marks = _key(sentence, where, "marks")
-    for mark in TASKS[task]["marks"]:
-        _index(_key(marks, f"{where}['marks']", mark), f"{where}['marks'][{mark!r}]", length)
-    for name in ("answer", "prediction"):
-        value = _key(sentence, where, name)
-        if value not in TASKS[task]["values"]:
-            raise HeadExplorerError(
-                f"expected {where}[{name!r}] among {list(TASKS[task]['values'])}, got {value!r}"
-            )
-    _weights(_key(sentence, where, "weights"), f"{where}['weights']", layers, heads, length)
+def _parameters(model: dict, where: str, heads: int) -> None:
+    """Every parameter the script reads, with the shapes of one layer of ``heads`` heads."""
+    parameters = _key(model, where, "parameters")
+    vocabulary = _key(model, where, "vocabulary")
+    classes = _key(model, where, "classes")
+    expected = {task: list(kinds["values"]) for task, kinds in TASKS.items()}
+    _check(classes == expected, json.dumps(expected), f"{where}['classes']", classes)
+    width = _key(parameters, where, "tokens.weight", "shape")[-1]
+    positions = _key(parameters, where, "positions.weight", "shape")[0]
+    _check(width % heads == 0, f"a width divisible by {heads} heads", f"{where} tokens", width)
+    shapes = {
+        "tokens.weight": [len(vocabulary), width],
+        "positions.weight": [positions, width],
+        "attn.in_proj_weight": [3 * width, width],
+        "attn.in_proj_bias": [3 * width],
+        "attn.out_proj.weight": [width, width],
+        "attn.out_proj.bias": [width],
+        "readout.weight": [2 * len(TASKS), width],
+        "readout.bias": [2 * len(TASKS)],
+    }
+    for name, shape in shapes.items():
+        at = f"{where}['parameters'][{name!r}]"
+        got = _key(parameters, where, name, "shape")
+        _check(got == shape, f"shape {shape}", at, got)
+        try:
+            size = len(base64.b64decode(_key(parameters, where, name, "data"), validate=True))
+        except (binascii.Error, TypeError, ValueError):
+            size = -1
+        _check(size == 4 * math.prod(shape), f"{math.prod(shape)} float32 in base64", at, size)
 
 
 def validate(data: object, where: str) -> dict:
     """``data`` if it has everything the explorer reads, else a :class:`HeadExplorerError`
     naming the file (``where``) and the key."""
-    if not isinstance(data, dict):
-        raise HeadExplorerError(f"expected a JSON object in {where}, got {type(data).__name__}")
-    sizes = {}
-    for name in ("layers", "heads"):
-        value = _key(data, where, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise HeadExplorerError(
-                f"expected a positive integer in {where}[{name!r}], got {value!r}"
-            )
-        sizes[name] = value
-    roles = _key(data, where, "roles")
-    if not isinstance(roles, dict):
-        raise HeadExplorerError(f"expected an object in {where}['roles'], got {roles!r}")
-    for task, role in roles.items():
+    _check(isinstance(data, dict), "a JSON object", where, type(data).__name__)
+    heads = _key(data, where, "heads")
+    _check(isinstance(heads, int) and heads > 0, "a positive integer", f"{where}['heads']", heads)
+    for task, role in _key(data, where, "roles").items():
         at = f"{where}['roles'][{task!r}]"
-        if task not in TASKS:
-            raise HeadExplorerError(f"expected the tasks of {where}['roles'] among "
-                                    f"{sorted(TASKS)}, got {task!r}")  # fmt: skip
-        _index(_key(role, at, "layer"), f"{at}['layer']", sizes["layers"])
-        _index(_key(role, at, "head"), f"{at}['head']", sizes["heads"])
-    sentences = _list(_key(data, where, "sentences"), f"{where}['sentences']")
-    if not sentences:
-        raise HeadExplorerError(f"expected at least one sentence in {where}['sentences'], got 0")
-    for i, sentence in enumerate(sentences):
-        _sentence(sentence, f"{where}['sentences'][{i}]", sizes["layers"], sizes["heads"])
+        _check(task in TASKS, f"a task among {sorted(TASKS)}", f"{where}['roles']", task)
+        head = _key(role, at, "head")
+        _check(head in range(heads), f"a head from 0 to {heads - 1}", at, head)
+    model = _key(data, where, "model")
+    _parameters(model, f"{where}['model']", heads)
+    vocabulary = model["vocabulary"]
+    words = _key(data, where, "words")
+    _check(sorted(words) == sorted(vocabulary[1:]), "an entry per word", f"{where}['words']",
+           sorted(set(vocabulary[1:]) ^ set(words)))  # fmt: skip
+    queries = _key(data, where, "queries")
+    _check(sorted(queries) == sorted(TASKS), f"the tasks {sorted(TASKS)}", where, queries)
+    for task, asked in queries.items():
+        _words(asked, f"{where}['queries'][{task!r}]", vocabulary)
+    for i, group in enumerate(_key(data, where, "groups")):
+        _words(group, f"{where}['groups'][{i}]", vocabulary)
+    asked = {word for words_ in queries.values() for word in words_}
+    examples = _key(data, where, "examples") + [t["tokens"] for t in _key(data, where, "try")]
+    for i, tokens in enumerate(examples):
+        at = f"{where} sentence {i}"
+        _words(tokens, at, vocabulary)
+        _check(tokens[-1] in asked, f"a last word among {sorted(asked)}", at, tokens[-1])
+    for i, item in enumerate(data["try"]):
+        at = f"{where}['try'][{i}]"
+        for key in ("task", "marks", "answer", "head", "on_target", "on_other"):
+            _key(item, at, key)
+        for key in ("with", "without"):
+            for value in ("prediction", "probability"):
+                _key(item, at, key, value)
     return data
 
 
@@ -217,15 +239,42 @@ def script_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def try_html(data: dict, messages: Messages) -> str:
+    """ "What to try": each suggestion of the example, with the numbers it measured."""
+    items = []
+    for item in data["try"]:
+        tokens, marks, task = item["tokens"], item["marks"], item["task"]
+        value = {c: messages.text[f"value_{c}"] for c in TASKS[task]["values"]}
+        values = {
+            "sentence": " ".join(tokens),
+            "answer": value[item["answer"]],
+            "prediction": value[item["with"]["prediction"]],
+            "p": f"{item['with']['probability']:.3f}",
+            "after": value[item["without"]["prediction"]],
+            "p_after": f"{item['without']['probability']:.3f}",
+            "head": item["head"],
+            "on_target": f"{item['on_target']:.2f}",
+            "on_other": f"{item['on_other']:.2f}",
+            "pronoun": tokens[-1],
+            **{mark: tokens[at] for mark, at in marks.items()},
+        }
+        said = messages.format(f"try_{task}", **values) + " " + messages.format("try_off", **values)
+        items.append(f'<li data-sentence="{html.escape(values["sentence"])}"><p>'
+                     f"{html.escape(said)}</p></li>")  # fmt: skip
+    title = html.escape(messages.text["try_title"])
+    return f'<div class="hx-try"><p class="hx-try-title"><strong>{title}</strong></p><ol>{"".join(items)}</ol></div>'
+
+
 def explorer_html(data: dict, messages: Messages, gloss: bool) -> str:
     """The explorer's container: its hidden interface, its no-script note, the data and the
-    templates as JSON. The script builds the controls and the drawing inside it."""
+    templates as JSON, and what to try. The script builds the controls and the drawing."""
     text = messages.text
     return (
         f'<div class="{CLASS}" role="region" aria-label="{html.escape(text["region"])}"'
         f' data-gloss="{"true" if gloss else "false"}">'
         f'<noscript><p class="hx-noscript">{html.escape(text["noscript"])}</p></noscript>'
         '<div class="hx-ui" hidden></div>'
+        f"{try_html(data, messages)}"
         f'<script type="application/json" class="hx-data">{script_json(data)}</script>'
         f'<script type="application/json" class="hx-text">{script_json(text)}</script>'
         f'<script type="application/json" class="hx-tasks">{script_json(TASKS)}</script>'
@@ -275,30 +324,31 @@ def add_assets(app, pagename, templatename, context, doctree) -> None:
 
 # ---- The data, from the gallery example ----------------------------------------------------------
 
-# the global that a gallery example fills with the explorer's data
-DATA_GLOBAL = "head_explorer_data"
+# the globals a gallery example fills, and the suffix of the file each is saved to
+GLOBALS = {"head_explorer_data": "head_explorer", "head_explorer_parity": "head_explorer_parity"}
 
 
-def data_path(target_file: Path) -> Path:
+def data_path(target_file: Path, suffix: str = GLOBALS["head_explorer_data"]) -> Path:
     """Where the data of the generated example ``target_file`` go: beside it, in the gallery's
-    output (``auto_examples/.../<name>.head_explorer.json``)."""
-    return target_file.with_name(f"{target_file.stem}.head_explorer.json")
+    output (``auto_examples/.../<name>.<suffix>.json``)."""
+    return target_file.with_name(f"{target_file.stem}.{suffix}.json")
 
 
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery scraper: save the example's ``head_explorer_data`` as JSON.
+    """sphinx-gallery scraper: save the example's :data:`GLOBALS` as JSON.
 
     A reader who runs the example gets no file; the site's build keeps the data beside the
     generated example, where sphinx-gallery keeps its other outputs: a rebuild that does not
     run the example again keeps them too. Written only when it changed, so that the page's
     dependency on it (see :class:`HeadExplorer`) re-reads the page only then.
     """
-    data = block_vars.get("example_globals", {}).get(DATA_GLOBAL)
-    if isinstance(data, dict):
-        path = data_path(Path(block_vars["target_file"]))
-        text = json.dumps(data, ensure_ascii=False)
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+    found = block_vars.get("example_globals", {})
+    for name, suffix in GLOBALS.items():
+        if isinstance(found.get(name), dict):
+            path = data_path(Path(block_vars["target_file"]), suffix)
+            text = json.dumps(found[name], ensure_ascii=False)
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
     return ""
 
 

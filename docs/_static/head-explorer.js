@@ -1,14 +1,18 @@
 /* The head explorer (docs/_ext/head_explorer.py writes its container, data and text).
 
-   Reads the JSON embedded in each .head-explorer container and draws, in inline SVG, the
-   tokens of one sentence twice (left: queries, right: keys) with a line from each query to each
-   key it attends to: one colour per head shown, the line's opacity its attention weight. Every
-   line carries data-layer, data-head, data-query, data-key and data-weight (the JSON's number).
+   The trained sentence model of the gallery example runs here, in plain JavaScript, on the
+   sentence the reader writes from its vocabulary: token and position embeddings, Q, K and V,
+   each head's causal softmax, the merge with any heads switched off (their slice of the
+   concatenated heads zeroed before W^O, as the example's forward_without does), W^O, the
+   residual and the readout of the query word. window.HeadExplorer.run exposes the forward pass,
+   which the site's tests compare with PyTorch's outputs.
 
-   State: a sentence, a layer, the heads shown, and the query token chosen (focused or clicked;
-   null shows every token's lines). Pointing at a token shows its lines until the pointer
-   leaves, then the chosen token's again. Arrow keys move between tokens; Escape shows all.
-   Plain JavaScript, nothing fetched: the page works from file:// too. */
+   The drawing, in inline SVG: the tokens twice (left: queries, right: keys) with a line from
+   each query to each key it attends to, one colour per head shown, the line's opacity its
+   attention weight; every line carries data-head, data-query, data-key and data-weight. Above
+   it, a small map of every head's attention (the model view); choosing a head there shows it
+   large. The reader's text is data only: it reaches the page as textContent, never as markup.
+   Nothing is fetched: the page works from file:// too. */
 (function () {
   "use strict";
 
@@ -19,7 +23,151 @@
   const LEFT = 128; // the query tokens end here (right-aligned) ...
   const RIGHT = 212; // ... and the key tokens start here
   const TOP = 26; // room for the column headings
+  const SUGGESTIONS = 8; // words offered as the reader types
   let count = 0;
+
+  // ---- The model ---------------------------------------------------------------------------
+
+  function decode(base64) {
+    // float32 little-endian bytes, read exactly (into doubles)
+    const bytes = atob(base64);
+    const view = new DataView(new ArrayBuffer(bytes.length));
+    for (let i = 0; i < bytes.length; i++) view.setUint8(i, bytes.charCodeAt(i));
+    const values = new Float64Array(bytes.length / 4);
+    for (let i = 0; i < values.length; i++) values[i] = view.getFloat32(4 * i, true);
+    return values;
+  }
+
+  function model(data) {
+    const p = {};
+    for (const [name, tensor] of Object.entries(data.model.parameters)) {
+      p[name] = { shape: tensor.shape, values: decode(tensor.data) };
+    }
+    const [positions, E] = p["positions.weight"].shape;
+    const index = new Map(data.model.vocabulary.map((word, i) => [word, i]));
+    return { p, E, H: data.heads, positions, index, tasks: Object.keys(data.model.classes) };
+  }
+
+  function linear(weight, bias, x, from, rows) {
+    // rows from..from+rows of (weight @ x + bias), weight stored row-major
+    const cols = x.length;
+    const out = new Float64Array(rows);
+    for (let r = 0; r < rows; r++) {
+      let sum = bias.values[from + r];
+      const at = (from + r) * cols;
+      for (let c = 0; c < cols; c++) sum += weight.values[at + c] * x[c];
+      out[r] = sum;
+    }
+    return out;
+  }
+
+  // The forward pass on word indices `ids` (the query is the last word) for `task`, with the
+  // heads in `removed` switched off: every head's weights[h][q][k] and the task's two logits.
+  function run(m, ids, task, removed) {
+    const { p, E, H } = m;
+    const D = E / H;
+    const n = ids.length;
+    const h = ids.map((id, i) => {
+      const x = new Float64Array(E);
+      for (let e = 0; e < E; e++) {
+        x[e] = p["tokens.weight"].values[id * E + e] + p["positions.weight"].values[i * E + e];
+      }
+      return x; // (E,): step 1, the input
+    });
+    const W = p["attn.in_proj_weight"], b = p["attn.in_proj_bias"];
+    const q = h.map((x) => linear(W, b, x, 0, E)); // step 2: (n, E) each
+    const k = h.map((x) => linear(W, b, x, E, E));
+    const v = h.map((x) => linear(W, b, x, 2 * E, E));
+    const scale = 1 / Math.sqrt(D);
+    const weights = [];
+    const merged = h.map(() => new Float64Array(E)); // (n, E): the heads side by side
+    for (let head = 0; head < H; head++) { // steps 3 and 4: head `head` reads features head*D..
+      const rows = [];
+      for (let i = 0; i < n; i++) {
+        const scores = [];
+        for (let j = 0; j <= i; j++) { // causal: no later key
+          let s = 0;
+          for (let d = head * D; d < (head + 1) * D; d++) s += q[i][d] * k[j][d];
+          scores.push(s * scale);
+        }
+        const top = Math.max(...scores);
+        const exp = scores.map((s) => Math.exp(s - top));
+        const total = exp.reduce((a, e) => a + e, 0);
+        const row = new Array(n).fill(0);
+        exp.forEach((e, j) => { row[j] = e / total; });
+        rows.push(row);
+        if (removed.has(head)) continue; // step 5: its slice stays zero
+        for (let d = head * D; d < (head + 1) * D; d++) {
+          let s = 0;
+          for (let j = 0; j <= i; j++) s += row[j] * v[j][d];
+          merged[i][d] = s;
+        }
+      }
+      weights.push(rows);
+    }
+    const last = n - 1; // only the query word is read out
+    const out = linear(p["attn.out_proj.weight"], p["attn.out_proj.bias"], merged[last], 0, E); // step 6
+    const residual = h[last].map((x, e) => x + out[e]);
+    const t = m.tasks.indexOf(task);
+    const logits = Array.from(linear(p["readout.weight"], p["readout.bias"], residual, 2 * t, 2));
+    return { weights, logits };
+  }
+
+  // ---- The reader's sentence: its task, marks, answer and gloss -----------------------------
+
+  function words(textValue) {
+    return textValue.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  }
+
+  function analyse(data, m, tokens) {
+    const known = (w) => Object.prototype.hasOwnProperty.call(data.words, w);
+    const inProgress = (w) => Object.keys(data.words).some((v) => v.startsWith(w));
+    if (!tokens.length) return { problem: "empty" };
+    const last = tokens.length - 1;
+    const unknown = tokens.filter((w, i) => !known(w) && !(i === last && inProgress(w)));
+    if (unknown.length) return { problem: "unknown", unknown: [...new Set(unknown)] };
+    if (tokens.length > m.positions) return { problem: "long" };
+    if (!known(tokens[last])) return { problem: "typing" };
+    const task = Object.keys(data.queries).find((t) => data.queries[t].includes(tokens[last]));
+    if (!task) return { problem: "slot" };
+    const query = last;
+    const marks = {};
+    let answer = null;
+    if (task === "agreement") {
+      const nouns = tokens.map((w, i) => (data.words[w].number ? i : -1)).filter((i) => i >= 0);
+      if (nouns.length) {
+        marks.subject = nouns[0];
+        if (nouns.length > 1) marks.distractor = nouns[nouns.length - 1];
+        answer = data.words[tokens[nouns[0]]].number;
+      }
+    } else {
+      const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
+      const two = people.slice(0, 2);
+      const match = two.filter((i) => data.words[tokens[i]].refers === tokens[query]);
+      if (two.length === 2 && match.length === 1) {
+        marks.antecedent = match[0];
+        marks.other = two.find((i) => i !== match[0]);
+        answer = match[0] === two[0] ? "first" : "second";
+      }
+      marks.people = two;
+    }
+    return { task, query, marks, answer };
+  }
+
+  function gloss(data, tokens, sentence, prediction) {
+    return tokens.map((w, i) => {
+      const g = data.words[w].gloss;
+      if (typeof g === "string") return g;
+      if (w === "old") return g[data.words[tokens[i + 1]] && data.words[tokens[i + 1]].refers ? "person" : "thing"];
+      if (w === "they") {
+        const a = sentence.marks.antecedent;
+        return g[a !== undefined && data.words[tokens[a]].women ? "women" : "men"];
+      }
+      return g[sentence.answer || prediction] || ""; // the verb slot: the form the subject asks
+    });
+  }
+
+  // ---- The page ------------------------------------------------------------------------------
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
@@ -48,74 +196,181 @@
     const data = readJSON(root, ":scope > script.hx-data");
     const text = readJSON(root, ":scope > script.hx-text");
     const tasks = readJSON(root, ":scope > script.hx-tasks");
-    const gloss = root.dataset.gloss === "true";
+    const chinese = root.dataset.gloss === "true";
     const ui = root.querySelector(":scope > .hx-ui");
-    const first = data.sentences[0];
-    const role = data.roles.agreement || data.roles[first.task] || { layer: 0, head: 0 };
+    const m = model(data);
+    const role = data.roles.agreement || { head: 0 };
     const state = {
-      sentence: 0,
-      layer: role.layer,
-      heads: new Set([role.head]),
-      chosen: first.query,
-      pointed: null,
+      tokens: null, sentence: null, result: null, every: null,
+      heads: new Set([role.head]), removed: new Set(), chosen: null, pointed: null,
+    };
+    const list = (heads) => heads.map((h) => fill(text.head_n, { n: h })).join(text.list_join);
+    const value = (sentence, c, tokens) => { // "plural", or "the first person (boy)"
+      const name = text["value_" + c];
+      const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
+      return at === undefined ? name : fill(text.value_person, { value: name, word: tokens[at] });
     };
 
-    // ---- Controls ----------------------------------------------------------------------------
+    // ---- Controls: the sentence field, its suggestions, examples and the word builder ------
+    const field = el("div", { class: "hx-field-row" }, ui);
+    el("label", { class: "hx-field", for: id + "-text" }, field).textContent = text.your_sentence;
+    const input = el("input", {
+      id: id + "-text", class: "hx-input", type: "text", autocomplete: "off", autocapitalize: "none",
+      spellcheck: "false", enterkeyhint: "done", "aria-describedby": id + "-message",
+    }, field);
+    const suggest = el("div", { class: "hx-suggest", role: "group", "aria-label": text.suggestions }, ui);
+    const message = el("p", { class: "hx-message", id: id + "-message", role: "status" }, ui);
+
     const row = el("div", { class: "hx-controls hx-sentence-row" }, ui);
-    el("label", { class: "hx-field", for: id + "-sentence" }, row).textContent = text.sentence;
+    el("label", { class: "hx-field", for: id + "-sentence" }, row).textContent = text.examples;
     const select = el("select", { id: id + "-sentence", class: "hx-sentence" }, row);
-    const controls = el("div", { class: "hx-controls" }, ui);
+    el("option", { value: "" }, select).textContent = text.own;
     const groups = {};
-    data.sentences.forEach((sentence, i) => {
-      if (!groups[sentence.task]) {
-        groups[sentence.task] = el("optgroup", { label: text["task_" + sentence.task] }, select);
-      }
-      const option = el("option", { value: String(i) }, groups[sentence.task]);
-      option.textContent = sentence.tokens.join(" ");
+    data.examples.forEach((tokens, i) => {
+      const task = analyse(data, m, tokens).task;
+      if (!groups[task]) groups[task] = el("optgroup", { label: text["task_" + task] }, select);
+      el("option", { value: String(i) }, groups[task]).textContent = tokens.join(" ");
     });
 
-    const layers = el("fieldset", { class: "hx-layers" }, controls);
-    el("legend", {}, layers).textContent = text.layer;
-    for (let l = 0; l < data.layers; l++) {
-      const label = el("label", { class: "hx-choice" }, layers);
-      const radio = el("input", { type: "radio", name: id + "-layer", value: String(l) }, label);
-      radio.checked = l === state.layer;
-      radio.addEventListener("change", () => {
-        state.layer = l;
-        draw();
-      });
-      label.appendChild(document.createTextNode(fill(text.layer_n, { n: l })));
+    const builder = el("details", { class: "hx-builder" }, ui);
+    el("summary", {}, builder).textContent = text.builder;
+    for (const group of data.groups) {
+      const line = el("div", { class: "hx-words" }, builder);
+      for (const word of group) {
+        const button = el("button", { type: "button", class: "hx-word-button", "data-word": word }, line);
+        button.textContent = word;
+        const g = data.words[word].gloss;
+        if (chinese && g) {
+          el("span", { class: "hx-word-gloss" }, button).textContent = typeof g === "string" ? g : Object.values(g).join("/");
+        }
+        button.addEventListener("click", () => setText(words(input.value).concat(word).join(" ") + " "));
+      }
     }
+    const edits = el("div", { class: "hx-words" }, builder);
+    const back = el("button", { type: "button", class: "hx-edit" }, edits);
+    back.textContent = text.remove_last;
+    back.addEventListener("click", () => setText(words(input.value).slice(0, -1).join(" ")));
+    const clear = el("button", { type: "button", class: "hx-edit" }, edits);
+    clear.textContent = text.clear;
+    clear.addEventListener("click", () => setText(""));
 
-    const heads = el("div", { class: "hx-heads", role: "group", "aria-labelledby": id + "-heads" }, controls);
-    el("span", { id: id + "-heads", class: "hx-heads-label" }, heads).textContent = text.heads;
+    const answer = el("p", { class: "hx-answer", role: "status" }, ui);
+
+    // ---- The heads: the model view (choose one to see it large) and the switches -----------
+    const heads = el("div", { class: "hx-heads", role: "group", "aria-labelledby": id + "-heads" }, ui);
+    el("p", { id: id + "-heads", class: "hx-heads-label" }, heads).textContent = text.heads;
+    const cards = el("div", { class: "hx-cards" }, heads);
     const toggles = [];
+    const switches = [];
+    const maps = [];
     for (let h = 0; h < data.heads; h++) {
-      const button = el("button", { type: "button", class: "hx-head hx-h" + (h % COLOURS), "data-head": String(h) }, heads);
-      el("span", { class: "hx-swatch", "aria-hidden": "true" }, button);
-      button.appendChild(document.createTextNode(fill(text.head_n, { n: h })));
+      const card = el("div", { class: "hx-card hx-h" + (h % COLOURS), "data-head": String(h) }, cards);
+      const button = el("button", { type: "button", class: "hx-head hx-h" + (h % COLOURS), "data-head": String(h) }, card);
+      const title = el("span", { class: "hx-head-title" }, button);
+      el("span", { class: "hx-swatch", "aria-hidden": "true" }, title);
+      title.appendChild(document.createTextNode(fill(text.head_n, { n: h })));
+      maps.push(svg("svg", { class: "hx-map", "aria-hidden": "true", viewBox: "0 0 12 12" }, button));
       button.addEventListener("click", () => {
         if (state.heads.has(h)) state.heads.delete(h);
         else state.heads.add(h);
         draw();
       });
       toggles.push(button);
+      const use = el("label", { class: "hx-use" }, card);
+      const box = el("input", { type: "checkbox", class: "hx-switch", "data-head": String(h) }, use);
+      box.checked = true;
+      use.appendChild(document.createTextNode(fill(text.use_head, { n: h })));
+      box.addEventListener("change", () => {
+        if (box.checked) state.removed.delete(h);
+        else state.removed.add(h);
+        compute();
+        draw();
+      });
+      switches.push(box);
     }
 
-    const answer = el("p", { class: "hx-answer" }, ui);
     const figure = el("div", { class: "hx-figure" }, ui);
     const summary = el("p", { class: "hx-summary", role: "status", "aria-live": "polite" }, ui);
     const legend = el("p", { class: "hx-legend" }, ui);
     el("span", {}, legend).textContent = text.legend + " ";
     const marks = el("span", { class: "hx-marks" }, legend);
 
-    // ---- The drawing: tokens once per sentence, lines at every change --------------------------
+    // ---- The sentence: read, checked, run ---------------------------------------------------
+    function setText(value) {
+      input.value = value;
+      update();
+      input.focus();
+    }
+
+    function offer(tokens, typed) {
+      suggest.textContent = "";
+      const partial = typed && !/\s$/.test(typed) ? tokens[tokens.length - 1] : "";
+      if (!partial) return;
+      const found = Object.keys(data.words).filter((w) => w.startsWith(partial) && w !== partial).slice(0, SUGGESTIONS);
+      for (const word of found) {
+        const button = el("button", { type: "button", class: "hx-suggestion", "data-word": word }, suggest);
+        button.textContent = word;
+        button.addEventListener("click", () => setText(tokens.slice(0, -1).concat(word).join(" ") + " "));
+        button.addEventListener("keydown", (event) => {
+          const all = [...suggest.querySelectorAll("button")];
+          const at = all.indexOf(button) + ({ ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] || 0);
+          if (event.key === "Escape") input.focus();
+          else if (at !== all.indexOf(button) && all[at]) all[at].focus();
+          else return;
+          event.preventDefault();
+        });
+      }
+    }
+
+    function compute() {
+      const ids = state.tokens.map((w) => m.index.get(w));
+      state.result = run(m, ids, state.sentence.task, state.removed);
+      state.every = state.removed.size ? run(m, ids, state.sentence.task, new Set()) : state.result;
+    }
+
+    function update() {
+      const tokens = words(input.value);
+      offer(tokens, input.value);
+      const found = analyse(data, m, tokens);
+      const chosen = data.examples.findIndex((e) => e.join(" ") === tokens.join(" "));
+      select.value = chosen >= 0 ? String(chosen) : "";
+      if (found.problem) {
+        message.textContent = fill(text["problem_" + found.problem], {
+          words: found.unknown ? found.unknown.join(text.list_join) : "", max: m.positions,
+        }) + (state.tokens && found.problem !== "typing" ? " " + text.still : "");
+        message.dataset.problem = found.problem;
+        return;
+      }
+      message.textContent = "";
+      delete message.dataset.problem;
+      state.tokens = tokens;
+      state.sentence = found;
+      state.chosen = found.query;
+      state.pointed = null;
+      compute();
+      build();
+      draw();
+    }
+
+    input.addEventListener("input", update);
+    input.addEventListener("keydown", (event) => {
+      const first = suggest.querySelector("button");
+      if (event.key === "ArrowDown" && first) {
+        event.preventDefault();
+        first.focus();
+      }
+    });
+    select.addEventListener("change", () => {
+      if (select.value !== "") setText(data.examples[Number(select.value)].join(" "));
+    });
+
+    // ---- The drawing: tokens once per sentence, lines at every change ------------------------
     let lines = null;
-    let tokens = [];
+    let tokenNodes = [];
     let rowHeight = 0;
 
     function y(i) {
-      return TOP + i * rowHeight + (gloss ? 14 : rowHeight / 2);
+      return TOP + i * rowHeight + (chinese ? 14 : rowHeight / 2);
     }
 
     function fit(label, room) {
@@ -135,17 +390,18 @@
       }, parent);
     }
 
-    function column(sentence, side, parent) {
+    function column(side, glosses, parent) {
+      const { sentence, tokens } = state;
       const left = side === "query";
       const anchor = left ? "end" : "start";
       const x = left ? LEFT : RIGHT;
-      const kinds = tasks[sentence.task].marks;
       const markAt = {};
-      kinds.forEach((mark, i) => { markAt[sentence.marks[mark]] = i === 0 ? "solid" : "dotted"; });
+      tasks[sentence.task].marks.forEach((mark, i) => {
+        if (sentence.marks[mark] !== undefined) markAt[sentence.marks[mark]] = i === 0 ? "solid" : "dotted";
+      });
       const heading = svg("text", { class: "hx-heading", x, y: 14, "text-anchor": anchor }, parent);
       heading.textContent = left ? text.queries : text.keys;
-      const made = [];
-      sentence.tokens.forEach((token, i) => {
+      return tokens.map((token, i) => {
         const group = svg("g", { class: "hx-tok", "data-index": String(i) }, parent);
         if (left) {
           svg("rect", { class: "hx-hit", x: 2, y: TOP + i * rowHeight + 1, width: LEFT + 4, height: rowHeight - 2, rx: 3 }, group);
@@ -154,33 +410,40 @@
         label.textContent = token;
         fit(label, left ? LEFT - 6 : WIDTH - RIGHT - 2);
         if (markAt[i]) underline(label, markAt[i], group);
-        if (gloss && sentence.gloss[i]) {
+        if (chinese && glosses[i]) {
           const small = svg("text", { class: "hx-gloss", x, y: y(i) + 19, "text-anchor": anchor, "dominant-baseline": "middle" }, group);
-          small.textContent = sentence.gloss[i];
+          small.textContent = glosses[i];
         }
-        made.push(group);
+        return group;
       });
-      return made;
+    }
+
+    function predicted(result) {
+      const [a, b] = result.logits;
+      const c = b > a ? 1 : 0;
+      const probability = 1 / (1 + Math.exp(-Math.abs(a - b))); // softmax of two logits
+      return { c: data.model.classes[state.sentence.task][c], p: probability.toFixed(3) };
     }
 
     function build() {
-      const sentence = data.sentences[state.sentence];
-      rowHeight = gloss ? 40 : 24;
-      const height = TOP + sentence.tokens.length * rowHeight + 4;
+      const { sentence, tokens } = state;
+      const glosses = gloss(data, tokens, sentence, predicted(state.every).c);
+      rowHeight = chinese ? 40 : 24;
+      const height = TOP + tokens.length * rowHeight + 4;
       figure.textContent = "";
       const drawing = svg("svg", {
         viewBox: `0 0 ${WIDTH} ${height}`, class: "hx-svg", role: "group",
-        "aria-label": text.region, "data-sentence": String(state.sentence),
+        "aria-label": text.region, "data-sentence": tokens.join(" "),
       }, figure);
       lines = svg("g", { class: "hx-lines", "aria-hidden": "true" }, drawing);
       const keys = svg("g", { class: "hx-keys", "aria-hidden": "true" }, drawing);
-      column(sentence, "key", keys);
+      column("key", glosses, keys);
       const queries = svg("g", { class: "hx-queries", role: "group", "aria-label": text.queries }, drawing);
-      tokens = column(sentence, "query", queries);
-      tokens.forEach((group, i) => {
-        const name = fill(text.token_name, { token: sentence.tokens[i], n: i });
+      tokenNodes = column("query", glosses, queries);
+      tokenNodes.forEach((group, i) => {
+        const name = fill(text.token_name, { token: tokens[i], n: i });
         group.setAttribute("role", "button");
-        group.setAttribute("aria-label", gloss && sentence.gloss[i] ? `${name} (${sentence.gloss[i]})` : name);
+        group.setAttribute("aria-label", chinese && glosses[i] ? `${name} (${glosses[i]})` : name);
         group.addEventListener("focus", () => choose(i));
         group.addEventListener("click", () => { choose(i); group.focus(); });
         group.addEventListener("pointerenter", () => { state.pointed = i; draw(); });
@@ -189,17 +452,14 @@
       });
       const kinds = tasks[sentence.task].marks;
       marks.textContent = fill(text.marks, { solid: text["mark_" + kinds[0]], dotted: text["mark_" + kinds[1]] });
-      answer.textContent = fill(text.answer, {
-        answer: text["value_" + sentence.answer], prediction: text["value_" + sentence.prediction],
-      });
     }
 
     function keys_(event, i) {
-      const last = tokens.length - 1;
+      const last = tokenNodes.length - 1;
       const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i - 1, Home: 0, End: last }[event.key];
       if (to !== undefined) {
         event.preventDefault();
-        tokens[Math.max(0, Math.min(last, to))].focus();
+        tokenNodes[Math.max(0, Math.min(last, to))].focus();
       } else if (event.key === "Escape") {
         event.preventDefault();
         choose(null);
@@ -215,65 +475,110 @@
       draw();
     }
 
-    function describe(sentence, shown) {
+    function describe(shown) {
       if (!shown.length) return text.summary_none;
-      if (state.chosen === null) return fill(text.summary_all, { layer: state.layer });
+      if (state.chosen === null) return text.summary_all;
       const q = state.chosen;
+      const tokens = state.tokens;
       return shown.map((h) => {
-        const row = sentence.weights[state.layer][h][q];
+        const row = state.result.weights[h][q];
         const top = row.map((w, k) => [w, k]).filter(([w]) => w > 0)
           .sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 3)
-          .map(([w, k]) => fill(text.summary_weight, { weight: w.toFixed(2), token: sentence.tokens[k] }));
+          .map(([w, k]) => fill(text.summary_weight, { weight: w.toFixed(2), token: tokens[k] }));
         const weights = top.reduce((head, next) => fill(text.summary_join, { head, next }));
-        return fill(text.summary, { head: h, layer: state.layer, token: sentence.tokens[q], weights });
+        return fill(text.summary, { head: h, token: tokens[q], weights });
       }).join(" ");
     }
 
+    function verdict() {
+      const { sentence, tokens } = state;
+      const now = predicted(state.result);
+      const parts = [sentence.answer
+        ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) })
+        : text.answer_none];
+      const off = [...state.removed].sort((a, b) => a - b);
+      if (!off.length) {
+        parts.push(fill(text.predicts, { prediction: value(sentence, now.c, tokens), p: now.p }));
+      } else {
+        const before = predicted(state.every);
+        parts.push(fill(text.predicts_without, {
+          heads: list(off), prediction: value(sentence, now.c, tokens), p: now.p,
+          before: value(sentence, before.c, tokens), p_before: before.p,
+        }));
+        if (before.c !== now.c) parts.push(fill(text.flipped, { heads: list(off) }));
+      }
+      answer.dataset.prediction = now.c;
+      answer.dataset.probability = now.p;
+      return parts.join(" ");
+    }
+
+    function thumbnail(h) {
+      const map = maps[h];
+      const n = state.tokens.length;
+      map.textContent = "";
+      map.setAttribute("viewBox", `0 0 ${n} ${n}`);
+      svg("rect", { class: "hx-map-frame", x: 0, y: 0, width: n, height: n }, map);
+      state.result.weights[h].forEach((row, q) => row.forEach((w, k) => {
+        if (w >= MIN_WEIGHT) svg("rect", { class: "hx-cell", x: k, y: q, width: 1, height: 1, "fill-opacity": String(w) }, map);
+      }));
+    }
+
     function draw() {
-      const sentence = data.sentences[state.sentence];
+      if (!state.tokens) return;
       const shown = [...state.heads].sort((a, b) => a - b);
       const row = state.pointed !== null ? state.pointed : state.chosen;
       lines.textContent = "";
       for (const h of shown) {
-        const weights = sentence.weights[state.layer][h];
-        weights.forEach((weights_q, q) => {
+        state.result.weights[h].forEach((weights, q) => {
           if (row !== null && q !== row) return;
-          weights_q.forEach((w, k) => {
+          weights.forEach((w, k) => {
             if (w < MIN_WEIGHT) return;
             svg("line", {
               class: "hx-line hx-h" + (h % COLOURS), x1: LEFT + 8, y1: y(q), x2: RIGHT - 6, y2: y(k),
-              "stroke-opacity": String(w), "data-layer": String(state.layer), "data-head": String(h),
+              "stroke-opacity": String(w), "data-head": String(h),
               "data-query": String(q), "data-key": String(k), "data-weight": String(w),
             }, lines);
           });
         });
       }
-      tokens.forEach((group, i) => {
+      tokenNodes.forEach((group, i) => {
         group.setAttribute("aria-pressed", String(i === state.chosen));
         group.setAttribute("tabindex", i === (state.chosen === null ? 0 : state.chosen) ? "0" : "-1");
         group.classList.toggle("hx-row", i === row);
       });
-      toggles.forEach((button, h) => button.setAttribute("aria-pressed", String(state.heads.has(h))));
-      const text_ = describe(sentence, shown);
+      toggles.forEach((button, h) => {
+        button.setAttribute("aria-pressed", String(state.heads.has(h)));
+        button.closest(".hx-card").classList.toggle("hx-off", state.removed.has(h));
+        thumbnail(h);
+      });
+      const said = verdict();
+      if (answer.textContent !== said) answer.textContent = said;
+      const text_ = describe(shown);
       if (summary.textContent !== text_) summary.textContent = text_;
     }
 
-    select.addEventListener("change", () => {
-      state.sentence = Number(select.value);
-      state.chosen = data.sentences[state.sentence].query;
-      state.pointed = null;
-      build();
-      draw();
-    });
+    // ---- What to try: each suggestion on the page gets a button that loads it ---------------
+    for (const item of root.querySelectorAll(".hx-try [data-sentence]")) {
+      const button = el("button", { type: "button", class: "hx-try-button" }, item);
+      button.textContent = text.try_it;
+      button.addEventListener("click", () => {
+        for (const box of switches) {
+          if (!box.checked) box.click();
+        }
+        setText(item.dataset.sentence);
+      });
+    }
+
     ui.hidden = false; // before drawing: the tokens are measured
-    build();
-    draw();
+    input.value = data.examples[0].join(" ");
+    update();
     root.dataset.ready = "true";
   }
 
   function start() {
     for (const root of document.querySelectorAll(".head-explorer:not([data-ready])")) Explorer(root);
   }
+  window.HeadExplorer = { model, run, analyse, gloss };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

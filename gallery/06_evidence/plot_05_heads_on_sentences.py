@@ -28,9 +28,11 @@ the same for the pronoun, for five seeds, every one reported.
 # Every word has a Chinese gloss, which the Chinese edition shows under the sentence.
 # Sentences are unique, and no held-out sentence occurs in training (asserted).
 
+import base64
 import copy
 import json
 import random
+import struct
 import time
 
 import matplotlib.pyplot as plt
@@ -47,6 +49,7 @@ THINGS = [("key", "keys"), ("cabinet", "cabinets"), ("box", "boxes"), ("table", 
 PEOPLE = [("boy", "boys", "he"), ("girl", "girls", "she"), ("man", "men", "he"),
           ("woman", "women", "she"), ("king", "kings", "he"), ("queen", "queens", "she")]  # fmt: skip
 ADJECTIVES = ["old", "small", "red", "new", "big"]
+AGES = ["young", "tall", "old"]  # the adjectives of people
 PREPOSITIONS = ["to", "near", "behind", "on", "under", "with"]
 VERBS = ["met", "called", "helped", "thanked", "saw"]
 CONJUNCTIONS = ["because", "so", "when"]
@@ -65,18 +68,24 @@ PERSONS = {word for person in PEOPLE for word in person[:2]}
 WOMEN = {plural for _, plural, pronoun in PEOPLE if pronoun == "she"}  # girls, women, queens
 for singular, plural, *_ in THINGS + PEOPLE:  # a plural: 们 for people, （复数） for things
     GLOSS[plural] = GLOSS[singular] + ("们" if plural in PERSONS else "（复数）")
+IN_CONTEXT = {  # the words whose Chinese depends on the sentence, by what decides it
+    "old": {"person": "年老的", "thing": "旧的"},  # the next word
+    "they": {"women": "她们", "men": "他们"},  # the antecedent: Chinese marks the gender
+    VERB_SLOT: {"singular": GLOSS["is"], "plural": GLOSS["are"]},  # the form the subject asks
+}
 
 
 def gloss(s):
     """The Chinese gloss of each token of the sentence ``s``."""
     tokens, words = s["tokens"], []
     for i, word in enumerate(tokens):
-        if word == "old":  # 年老的 for a person, 旧的 for a thing
-            words.append("年老的" if tokens[i + 1] in PERSONS else "旧的")
-        elif word == "they":  # Chinese marks the gender: 她们 for women, 他们 for men
-            words.append("她们" if tokens[s["marks"]["antecedent"]] in WOMEN else "他们")
-        elif word == VERB_SLOT:  # the form the subject asks for: is or are
-            words.append(GLOSS["are" if s["answer"] == "plural" else "is"])
+        if word == "old":
+            words.append(IN_CONTEXT[word]["person" if tokens[i + 1] in PERSONS else "thing"])
+        elif word == "they":
+            women = tokens[s["marks"]["antecedent"]] in WOMEN
+            words.append(IN_CONTEXT[word]["women" if women else "men"])
+        elif word == VERB_SLOT:
+            words.append(IN_CONTEXT[word][s["answer"]])
         else:
             words.append(GLOSS[word])
     return words
@@ -113,10 +122,9 @@ def pronoun(rng):
         pronoun_a, pronoun_b = ("they" if na else a[2]), ("they" if nb else b[2])
         if pronoun_a != pronoun_b:
             break
-    young = ["young", "tall", "old"]
-    tokens, first = noun_phrase(rng, a[na], young)
+    tokens, first = noun_phrase(rng, a[na], AGES)
     tokens.append(rng.choice(VERBS))
-    phrase, noun = noun_phrase(rng, b[nb], young)
+    phrase, noun = noun_phrase(rng, b[nb], AGES)
     second = len(tokens) + noun
     tokens += [*phrase, rng.choice(CONJUNCTIONS)]
     which = rng.randrange(2)  # 0: the pronoun is the first person's, 1: the second's
@@ -538,50 +546,155 @@ for ax, number in zip(axes, ("plural", "singular"), strict=True):
     draw_lines(ax, EXPLORER[i], w, "C0", f"head {agree_head}, {number} subject")
 
 # %%
-# The explorer's data: every held-out sentence above with each head's weights, rounded to
-# three decimals, and the measurements of this page. The docs build saves the dictionary
-# named ``head_explorer_data`` as JSON for the site's head explorer and tables; run alone,
-# the script writes no file.
+# The model in the page
+# ---------------------
+#
+# The site's head explorer runs this trained model (seed 0) itself, in plain JavaScript, on
+# any sentence the reader writes from its vocabulary: the embeddings, the lesson's steps with
+# the causal mask, the residual and the readout, with any heads switched off as
+# ``forward_without`` does. It gets the parameters as PyTorch stores them, under their
+# PyTorch names (float32, little-endian, base64: exact, four bytes a number), and what it
+# needs to know of each word: its number, the pronoun that refers to it, its Chinese gloss.
+# Nothing about the model is written twice: the page reads its sizes from the shapes.
+
+
+def packed(tensor):
+    """A tensor's float32 values as base64 of their little-endian bytes."""
+    values = tensor.detach().float().cpu().flatten().tolist()
+    return base64.b64encode(struct.pack(f"<{len(values)}f", *values)).decode("ascii")
+
+
+parameters = {
+    name: {"shape": list(tensor.shape), "data": packed(tensor)}
+    for name, tensor in model.state_dict().items()
+    if name != "mask"  # the page builds the causal mask itself
+}
+NUMBER = {noun: number for pair in THINGS + PEOPLE for noun, number in zip(pair[:2], CLASSES["agreement"], strict=True)}  # fmt: skip
+REFERS = {singular: he for singular, _, he in PEOPLE} | {plural: "they" for _, plural, _ in PEOPLE}
+words = {}
+for word in VOCAB[1:]:
+    words[word] = {"gloss": IN_CONTEXT.get(word, GLOSS.get(word))}
+    if word in NUMBER:
+        words[word]["number"] = NUMBER[word]
+    if word in REFERS:
+        words[word]["refers"] = REFERS[word]
+        words[word]["women"] = word in WOMEN or REFERS[word] == "she"
+GROUPS = [  # the word builder's rows
+    ["the", *ADJECTIVES, *AGES[:2]],
+    [noun for pair in THINGS for noun in pair],
+    PREPOSITIONS,
+    [person for p in PEOPLE for person in p[:2]],
+    VERBS,
+    CONJUNCTIONS,
+    [VERB_SLOT, "he", "she", "they"],
+]
+assert sorted(w for row in GROUPS for w in row) == VOCAB[1:]  # every word, once
+QUERIES = {"agreement": [VERB_SLOT], "pronoun": ["he", "she", "they"]}  # the words asked about
+print(f"parameters: {sum(t.numel() for t in model.state_dict().values()) - T * T} numbers")
+print(f"embedded as {len(json.dumps(parameters)):,} characters")
+assert len(json.dumps(parameters)) < 100_000
+
+# %%
+# What to try
+# -----------
+#
+# For each task the explorer suggests the shortest held-out sentence where the model is right,
+# and switching off the head the task needs flips the answer while switching off any other
+# head does not. Its probabilities, and the needed head's weight from the query word on the
+# two nouns, are the model's, measured here; the page prints them from this data.
+
+
+def outcome(s, head=None):
+    """The prediction for the sentence ``s`` and its probability, without ``head``."""
+    with torch.no_grad():
+        p = forward_without(model, head, batch([s])).softmax(-1)[0]  # (2,)
+    c = int(p.argmax())
+    return {"prediction": CLASSES[s["task"]][c], "probability": round(p[c].item(), 3)}
+
+
+def suggestion(task, target, other):
+    needed = seeds[0][task]["needed"]
+    for s in sorted(test_items, key=lambda s: len(s["tokens"])):
+        if s["task"] != task or (task == "agreement" and not has_attractor(s)):
+            continue
+        every = outcome(s)
+        flips = [h for h in range(H) if outcome(s, h)["prediction"] != every["prediction"]]
+        if every["prediction"] == s["answer"] and flips == [needed]:
+            break
+    with torch.no_grad():
+        w = model(*batch([s])[:3])[1][0, needed, s["query"]]  # (T,): the needed head's row
+    return {
+        "task": task,
+        "tokens": s["tokens"],
+        "marks": s["marks"],
+        "answer": s["answer"],
+        "head": needed,
+        "with": every,
+        "without": outcome(s, needed),
+        "on_target": round(w[s["marks"][target]].item(), 2),
+        "on_other": round(w[s["marks"][other]].item(), 2),
+    }
+
+
+to_try = [suggestion("agreement", "subject", "distractor"), suggestion("pronoun", "antecedent", "other")]  # fmt: skip
+for t in to_try:
+    print(f"{' '.join(t['tokens'])}: {t['with']}; without head {t['head']}: {t['without']}")
+    assert t["with"]["prediction"] == t["answer"] != t["without"]["prediction"]
+assert has_attractor({**to_try[0], "query": len(to_try[0]["tokens"]) - 1})
+
+# %%
+# The explorer's data: the model, its words, example sentences, the suggestions and the
+# measurements of this page. The docs build saves the dictionary named
+# ``head_explorer_data`` as JSON for the site's head explorer and tables, and
+# ``head_explorer_parity``, PyTorch's outputs for 120 held-out sentences, against which the
+# site's tests check the page's script: each head's attention weights, and the logits with no
+# head removed and with each head removed. Run alone, the script writes no file.
 
 head_explorer_data = {
-    "layers": 1,
     "heads": H,
     "roles": {task: {"layer": 0, "head": seeds[0][task]["needed"]} for task in TASKS},
-    "sentences": [
-        {
-            **s,
-            "gloss": gloss(s),
-            "prediction": CLASSES[s["task"]][int(p)],
-            "weights": [
-                [
-                    [
-                        [round(v, 3) for v in row[: len(s["tokens"])]]
-                        for row in shown_weights[i, h, : len(s["tokens"])].tolist()
-                    ]
-                    for h in range(H)
-                ]
-            ],
-        }
-        for i, (s, p) in enumerate(zip(EXPLORER, shown_logits.argmax(-1), strict=True))
-    ],
+    "model": {"parameters": parameters, "vocabulary": VOCAB, "classes": CLASSES},
+    "queries": QUERIES,
+    "words": words,
+    "groups": GROUPS,
+    "examples": [s["tokens"] for s in EXPLORER],
+    "try": to_try,
     "baseline": baseline,
     "accuracy": trained,
     "ablation": {str(h): a for h, a in ablation.items()},
     "seeds": {str(s): row for s, row in seeds.items()},
     "lowest": {name: {str(s): v for s, v in run.items()} for name, run in lowest.items()},
 }
-explored = head_explorer_data["sentences"]
-assert all(len(s["gloss"]) == len(s["tokens"]) for s in explored)
-they = [
-    (s["tokens"][s["marks"]["antecedent"]], chinese)
-    for s in explored
-    for word, chinese in zip(s["tokens"], s["gloss"], strict=True)
-    if word == "they"
-]
-assert ("queens", "她们") in they  # the old queens ... they: 年老的女王们 ... 她们
-assert all(chinese == ("她们" if noun in WOMEN else "他们") for noun, chinese in they)
-assert all(abs(sum(row) - 1) < 0.01 for s in explored for head in s["weights"][0] for row in head)
-assert len(json.dumps(head_explorer_data)) < 60_000  # small enough to embed in the page
+assert list(CLASSES) == list(TASKS)  # the readout's rows: two per task, in this order
+
+PARITY = [s for s in test_items if s["task"] == "agreement"][:60]
+PARITY += [s for s in test_items if s["task"] == "pronoun"][:60]
+with torch.no_grad():
+    inputs = batch(PARITY)
+    parity_logits, parity_weights = model(*inputs[:3])  # (n, 2), (n, H, T, T)
+    without = [forward_without(model, h, inputs) for h in range(H)]  # H x (n, 2)
+head_explorer_parity = {
+    "sentences": [
+        {
+            **s,
+            "gloss": gloss(s),
+            "weights": [
+                [
+                    row[: len(s["tokens"])]
+                    for row in parity_weights[i, h, : len(s["tokens"])].tolist()
+                ]
+                for h in range(H)
+            ],  # (H, n, n)
+            "logits": [parity_logits[i].tolist(), *(w[i].tolist() for w in without)],
+        }
+        for i, s in enumerate(PARITY)
+    ]
+}
+flipped = sum(
+    int(w[i].argmax() != parity_logits[i].argmax()) for w in without for i in range(len(PARITY))
+)
+print(f"{flipped} of {H * len(PARITY)} single-head removals flip a parity sentence's answer")
+assert flipped > len(PARITY) // 4  # the removals the page must reproduce include flips
 
 # %%
 # Functions used: :class:`mha.MultiHeadAttention`, :func:`mha.causal_mask`,
