@@ -254,7 +254,7 @@ def test_the_page_opens_on_the_first_example_with_pytorchs_weights(explorer, lan
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_reader_types_a_sentence_and_switches_heads_off(explorer, language: str) -> None:
     """On a phone: a new agreement sentence typed, its prediction, each head switched off in
-    turn by tap, and the one that flips it; then the suggestion's numbers, as the page states."""
+    turn by click, and the one that flips it; then the suggestion's numbers, as the page states."""
     watch = explorer(language, viewport=PHONE)
     page = watch.page
     data, text = page.evaluate(DATA_JS), page.evaluate(TEXT_JS)
