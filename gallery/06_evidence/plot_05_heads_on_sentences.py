@@ -511,14 +511,14 @@ assert spread  # some seed, without the price, keeps agreement after any one rem
 # **Figure.** The agreement head from the verb slot of two held-out sentences, the first with
 # a plural subject and the first with a singular one: each line goes to a word the head
 # attends to, its opacity the weight. The subject is in bold, the distractor in italics. The
-# site's head explorer shows the same view for every head and word of a few held-out
-# sentences, from the data gathered below.
+# site's head explorer draws the same view for every head and word of any sentence the
+# reader writes, running the model itself (below); these held-out sentences are its examples.
 
 EXPLORER = [s for s in test_items if s["task"] == "agreement"][:8]
 EXPLORER += [s for s in test_items if s["task"] == "pronoun"][:6]
 with torch.no_grad():
     shown = batch(EXPLORER)
-    shown_logits, shown_weights = model(*shown[:3])  # (n, 2), (n, H, T, T)
+    shown_weights = model(*shown[:3])[1]  # (n, H, T, T)
 
 
 def draw_lines(ax, s, w, color, title):
