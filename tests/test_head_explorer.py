@@ -167,6 +167,13 @@ def test_what_to_try_is_written_from_the_data(data: dict) -> None:
     assert "the distractor nearest the verb, &lt;/script&gt;, is not" in said
     data["try"][0]["with"]["probability"] = 0.5
     assert "probability 0.500." in hx.try_html(data, Messages(hx.TEMPLATES))
+    chinese = {
+        "try_agreement": "「{sentence}」：主语 {subject} 是{answer}，{distractor} 不是。"
+        "模型预测为{prediction}，概率 {p}。",
+        "try_off": "取消勾选头 {head}：预测变成{after}，概率 {p_after}。否则仍是{prediction}。",
+    }
+    said = hx.try_html(data, Messages(hx.TEMPLATES, chinese))
+    assert "概率 0.500。取消勾选头 1：" in said  # no space between the sentences
 
 
 def test_a_missing_or_broken_file(tmp_path: Path) -> None:

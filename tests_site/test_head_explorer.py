@@ -274,7 +274,7 @@ def test_a_reader_types_a_sentence_and_switches_heads_off(explorer, language: st
         switch(page, head).click()
         assert not switch(page, head).is_checked()
         said = answer(page)
-        flipped = text["flipped"].format(heads=text["head_n"].format(n=head))
+        flipped = text["flipped"].format(heads=text["head_ref"].format(n=head))
         if said["prediction"] != agreement["with"]["prediction"]:
             flips.append(head)
             assert said["probability"] == f"{agreement['without']['probability']:.3f}"

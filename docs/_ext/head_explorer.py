@@ -44,6 +44,7 @@ import functools
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -87,6 +88,7 @@ TEMPLATES: dict[str, str] = {
     "list_join": ", ",
     "heads": "Heads: choose one to show it large below; untick one to switch it off in the model.",
     "head_n": "Head {n}",
+    "head_ref": "head {n}",
     "use_head": "use head {n}",
     "queries": "Query tokens",
     "keys": "Key tokens",
@@ -258,7 +260,8 @@ def try_html(data: dict, messages: Messages) -> str:
             "pronoun": tokens[-1],
             **{mark: tokens[at] for mark, at in marks.items()},
         }
-        said = messages.format(f"try_{task}", **values) + " " + messages.format("try_off", **values)
+        said = " ".join(messages.format(key, **values) for key in (f"try_{task}", "try_off"))
+        said = re.sub(r"([。！？）])\s+", r"\1", said)  # no space after a Chinese full stop
         items.append(f'<li data-sentence="{html.escape(values["sentence"])}"><p>'
                      f"{html.escape(said)}</p></li>")  # fmt: skip
     title = html.escape(messages.text["try_title"])

@@ -169,6 +169,11 @@
 
   // ---- The page ------------------------------------------------------------------------------
 
+  function sentences(parts) {
+    // sentences side by side: a space between them, none after a Chinese full stop
+    return parts.join(" ").replace(/([。！？）])\s+/g, "$1");
+  }
+
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
   }
@@ -204,7 +209,7 @@
       tokens: null, sentence: null, result: null, every: null,
       heads: new Set([role.head]), removed: new Set(), chosen: null, pointed: null,
     };
-    const list = (heads) => heads.map((h) => fill(text.head_n, { n: h })).join(text.list_join);
+    const list = (heads) => heads.map((h) => fill(text.head_ref, { n: h })).join(text.list_join);
     const value = (sentence, c, tokens) => { // "plural", or "the first person (boy)"
       const name = text["value_" + c];
       const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
@@ -509,7 +514,7 @@
       }
       answer.dataset.prediction = now.c;
       answer.dataset.probability = now.p;
-      return parts.join(" ");
+      return sentences(parts);
     }
 
     function thumbnail(h) {
