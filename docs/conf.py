@@ -27,6 +27,7 @@ URLS = dict(entry.split(", ", 1) for entry in metadata("mha").get_all("Project-U
 if "Repository" not in URLS:
     raise RuntimeError("expected the installed mha to have [project.urls]: pip install -e .")
 REPOSITORY_URL = URLS["Repository"]  # linked from the navbar of every page
+mha_documentation_url = URLS["Documentation"]  # downloaded notebooks link the site there
 
 # -- General -----------------------------------------------------------------------------------
 

@@ -7,12 +7,26 @@ each page can link its notebook with ``{download}``. ``nox -s downloads`` runs e
 in an empty folder and checks that it holds its page's code cells.
 
 The rewriting works on the page's Markdown text (plain text, not HTML).
+
+Jupyter does not know Sphinx's roles: after the build, every notebook the site offers for
+download (the tutorial's and the gallery's, and those in the gallery's zips) gets its links as
+a reader can follow them (:func:`plain_links`): ``{doc}`` and ``{ref}`` (and reST's ``:doc:``,
+``:ref:``) become a Markdown link with the page's title or the role's text and the page's
+address on the published site (``mha_documentation_url``, the language's folder, the page and
+its anchor); an API role (``{func}`mha.split_heads``` or ``:class:`~mha.MultiHeadAttention```)
+becomes the name as code, linked to its reference page when the site documents it.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from sphinx.util import docname_join, logging
+
+logger = logging.getLogger(__name__)
 
 DOWNLOAD_LINE = re.compile(r"^\{download\}`Download this page.*?\n\n", re.MULTILINE | re.DOTALL)
 
@@ -108,6 +122,91 @@ def write_notebooks(app, config) -> None:
             target.write_text(text)
 
 
+# {role}`text` (MyST) and :role:`text` (reST), the text possibly across lines
+ROLE = re.compile(r"\{(?P<myst>[a-z]+)\}`(?P<a>[^`]+)`|:(?P<rst>[a-z]+):`(?P<b>[^`]+)`")
+TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+API_ROLES = {"func", "class", "meth", "attr", "mod", "data", "exc", "obj"}
+
+
+def _link(app, base: str, role: str, text: str) -> str | None:
+    """The Markdown a reader sees for the role ``role`` with ``text`` in the page ``base``."""
+    text = " ".join(text.split())
+    titled = TITLED.match(text)
+    title, target = (titled["title"], titled["target"]) if titled else (None, text)
+    address = app.config.mha_documentation_url.rstrip("/") + f"/{app.config.language}/"
+    if role in API_ROLES:
+        name = target.lstrip("~")
+        shown = title or (name.rsplit(".", 1)[-1] if target.startswith("~") else name)
+        found = app.env.get_domain("py").objects.get(name)
+        if found is None:
+            return f"`{shown}`"
+        return f"[`{shown}`]({address}{found.docname}.html#{found.node_id})"
+    if role == "doc":
+        docname = docname_join(base, target) if not target.startswith("/") else target[1:]
+        if docname not in app.env.titles:
+            return None
+        shown = title or app.env.titles[docname].astext()
+        return f"[{shown}]({address}{docname}.html)"
+    if role == "ref":
+        std = app.env.get_domain("std")
+        label = target.lower()
+        if label in std.labels:
+            docname, anchor, section = std.labels[label]
+        elif label in std.anonlabels and title:
+            docname, anchor = std.anonlabels[label]
+            section = title
+        else:
+            return None
+        return f"[{title or section}]({address}{docname}.html#{anchor})"
+    return None
+
+
+def _plain(app, base: str, notebook: str) -> str:
+    """The notebook's JSON with its Markdown cells' roles as links; a role it cannot resolve
+    is a warning and stays."""
+    data = json.loads(notebook)
+
+    def replace(match: re.Match) -> str:
+        role, text = (match["myst"], match["a"]) if match["myst"] else (match["rst"], match["b"])
+        found = _link(app, base, role, text)
+        if found is None:
+            logger.warning("notebook of %s: no address for %s", base, match[0])
+            return match[0]
+        return found
+
+    for cell in data["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            cell["source"] = ROLE.sub(replace, source)
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+def plain_links(app, exception) -> None:
+    """Every notebook offered for download, its roles as links a reader can follow."""
+    if exception is not None or app.builder.format != "html":
+        return
+    downloads = Path(app.outdir) / "_downloads"
+    for source, (_, dest) in app.env.dlfiles.items():
+        path = downloads / dest
+        if not path.is_file():
+            continue
+        if source.endswith(".ipynb"):  # auto_examples/x/plot_y.ipynb, tutorial/notebooks/z.ipynb
+            base = source.removesuffix(".ipynb").replace("tutorial/notebooks/", "tutorial/")
+            path.write_text(_plain(app, base, path.read_text(encoding="utf-8")), encoding="utf-8")
+        elif source.endswith(".zip"):  # the gallery's zips: each notebook as its own page's
+            folder = PurePosixPath(source).parent
+            with zipfile.ZipFile(path) as old:
+                entries = [(info, old.read(info)) for info in old.infolist()]
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as new:
+                for info, content in entries:
+                    if info.filename.endswith(".ipynb"):
+                        base = str(folder / info.filename.removesuffix(".ipynb"))
+                        content = _plain(app, base, content.decode("utf-8")).encode("utf-8")
+                    new.writestr(info, content)
+
+
 def setup(app):
+    app.add_config_value("mha_documentation_url", "", "html")
     app.connect("config-inited", write_notebooks)
+    app.connect("build-finished", plain_links)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
