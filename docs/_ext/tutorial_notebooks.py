@@ -186,8 +186,11 @@ def plain_links(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
     downloads = Path(app.outdir) / "_downloads"
-    for source, (_, dest) in app.env.dlfiles.items():
-        path = downloads / dest
+    for found, (_, dest) in app.env.dlfiles.items():
+        path, source = downloads / dest, Path(found)
+        if source.is_absolute():
+            source = source.relative_to(app.srcdir)
+        source = source.as_posix()
         if not path.is_file():
             continue
         if source.endswith(".ipynb"):  # auto_examples/x/plot_y.ipynb, tutorial/notebooks/z.ipynb
