@@ -28,6 +28,9 @@ if "Repository" not in URLS:
     raise RuntimeError("expected the installed mha to have [project.urls]: pip install -e .")
 REPOSITORY_URL = URLS["Repository"]  # linked from the navbar of every page
 mha_documentation_url = URLS["Documentation"]  # downloaded notebooks link the site there
+# The package as the site serves it (package_hash builds it): what every download imports
+mha_wheel = f"mha-{release}-py3-none-any.whl"
+mha_install = f"python -m pip install {mha_wheel} matplotlib"  # torch comes with the wheel
 
 # -- General -----------------------------------------------------------------------------------
 
@@ -179,6 +182,8 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "download_all_examples": True,  # zips of every .py and every .ipynb
     "notebook_extensions": {".py"},  # each example also downloads as a notebook
+    # each notebook's first cell installs what it imports, the wheel saved beside it
+    "first_notebook_cell": f"%{mha_install.removeprefix('python -m ')}",
     # matplotlib's scraper plus each figure's phone layout; an example's head_explorer_data
     "image_scrapers": ("phone_figures.scraper", "head_explorer.scraper"),
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example

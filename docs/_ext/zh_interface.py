@@ -141,7 +141,8 @@ def _rules(app, docname: str, doctree):
     downloads = 0
     if gallery:
         downloads = 3 if _is_example(docname) else 2
-        downloads = max(downloads, sum(1 for _ in doctree.findall(addnodes.download_reference)))
+        links = doctree.findall(addnodes.download_reference)  # the package's wheel is ours
+        downloads = max(downloads, sum(not n["reftarget"].endswith(".whl") for n in links))
     minigallery = False
     if docname.startswith("reference/generated/"):  # an API page: examples use this name?
         source = app.env.doc2path(docname)
