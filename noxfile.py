@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -296,52 +297,57 @@ def browser(session: nox.Session) -> None:
 DOWNLOADS_ENV = ROOT / ".nox" / "downloads"
 
 
+# the command every download page prints (package_hash's {install} role), read from the site
+INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(.*?)</code>', re.DOTALL)
+# the reader's Jupyter, for the tutorial's notebooks, and the checks' own tools
+READER_TOOLS = ("ipykernel", "nbclient", "nbformat", "pytest", "pytest-xdist")
+
+
 @nox.session(venv_backend="none")
 def downloads(session: nox.Session) -> None:
     """Run every download of the site in an empty folder, as a reader would, each once.
 
-    Run ``nox -s docs`` first. Each gallery example runs as its ``.py`` and each tutorial
-    page as its ``.ipynb``; the gallery's ``.ipynb`` is checked to hold the script's code cell
-    by cell. The package comes from a wheel, not from the source tree, so a script that leans
-    on a file of the repository (or on a module the wheel lacks) fails. One script per core,
-    torch on one thread each.
-
-    The scripts' environment is .nox/downloads: the package's wheel in its own site-packages,
-    and the shared environment's packages (torch, matplotlib, Jupyter) behind it through a
-    ``.pth`` line, instead of a second install of torch. A ``.pth`` line only extends the
-    path, so the shared environment's editable install of the package is not active there.
+    Run ``nox -s docs`` first. As a reader who has only the site: a fresh virtual environment,
+    the package's wheel taken from the built site and installed by the command the site prints
+    (read from the tutorial's index: ``python -m pip install mha-<version>-py3-none-any.whl
+    matplotlib``, PyTorch coming with the wheel), Jupyter's kernel beside it. Then each gallery
+    example runs as its ``.py`` and each tutorial page as its ``.ipynb`` (whose first cell runs
+    that command again), in an empty folder with the wheel saved beside it; the gallery's
+    ``.ipynb`` is checked to hold the script's code cell by cell. One script per core, torch on
+    one thread each. pip's constraint pins torch to this machine's CPU wheel (TORCH_CPU), as in
+    every session, where the reader's pip would pick their own build.
     """
-    shared = shared_env(session, "docs,test")  # torch, matplotlib, pytest, nbclient, ipykernel
-    shutil.rmtree(DOWNLOADS_ENV, ignore_errors=True)
-    session.run_install(shared, "-m", "venv", "--without-pip", str(DOWNLOADS_ENV), external=True)
-    python = DOWNLOADS_ENV / "bin" / "python"
-    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-    own, behind = (
-        session.run(str(py), "-c", purelib, silent=True, external=True).strip()
-        for py in (python, shared)
-    )
-    Path(own, "shared-environment.pth").write_text(behind + "\n")
-    wheels = Path(session.create_tmp()) / "wheel"
-    shutil.rmtree(wheels, ignore_errors=True)
-    session.run_install(
-        *(shared, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), "."),
-        external=True,
-    )
-    session.run_install(
-        *(shared, "-m", "pip", "install", "--quiet", NO_COMPILE, "--no-deps"),
-        *("--target", own, *map(str, wheels.glob("mha-*.whl"))),
-        external=True,
-    )
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()  # checked by the tests
-    reader_home = tempfile.mkdtemp(prefix="mha-downloads-")  # outside the repository
+    main = site / "en" if (site / "en").is_dir() else site
+    found = INSTALL_LINE.search((main / "tutorial" / "index.html").read_text(encoding="utf-8"))
+    wheels = sorted((main / "_downloads").rglob("mha-*.whl"))
+    if not found or len(wheels) != 1:
+        session.error(f"expected the install line and one wheel in {main}: run nox -s docs")
+    command = re.sub(r"<[^>]+>", "", found[1]).split()  # the text, without its markup
+    if command[:4] != ["python", "-m", "pip", "install"] or wheels[0].name not in command:
+        session.error(f"expected python -m pip install {wheels[0].name} ..., got {command}")
+    shutil.rmtree(DOWNLOADS_ENV, ignore_errors=True)
+    session.run_install(sys.executable, "-m", "venv", str(DOWNLOADS_ENV), external=True)
+    python = str(DOWNLOADS_ENV / "bin" / "python")
+    reader_home = Path(tempfile.mkdtemp(prefix="mha-downloads-"))  # outside the repository
+    constraint = reader_home / "torch-constraint.txt"
+    constraint.write_text(TORCH_CPU + "\n")
+    pip_env = {"PIP_CONSTRAINT": str(constraint), "PIP_NO_COMPILE": "1"}
+    saved = reader_home / "install"
+    saved.mkdir()
+    shutil.copy(wheels[0], saved)  # the reader saves the wheel, then runs the line there
+    with session.chdir(saved):
+        session.run_install(python, *command[1:], env=pip_env, external=True)
+    session.run_install(python, "-m", "pip", "install", "--quiet", *READER_TOOLS, env=pip_env,
+                        external=True)  # fmt: skip
     session.run(
-        *(str(python), "-m", "pytest", "-c", "tests_site/pytest.ini"),
+        *(python, "-m", "pytest", "-c", "tests_site/pytest.ini"),
         "tests_site/test_downloads.py",
-        *(f"--site={site}", f"--basetemp={reader_home}"),
+        *(f"--site={site}", f"--basetemp={reader_home / 'runs'}"),
         *("--numprocesses", str(cores())),
         junit(session),
         *session.posargs,
-        env={"IPYTHONDIR": str(kernel_profile(session)), **one_thread_per_core(cores())},
+        env={"IPYTHONDIR": str(kernel_profile(session)), **pip_env, **one_thread_per_core(cores())},
         external=True,
     )
 

@@ -1,10 +1,11 @@
 """Every gallery and tutorial download runs on its own, as a reader would run it.
 
 Each gallery example's ``.py`` and each tutorial page's ``.ipynb`` offered on the built site is
-copied into an empty folder outside the repository and executed there (a notebook twice in
-one kernel, as a reader who runs its cells again), with only the installed
-package (``nox -s downloads`` installs it from a wheel, not from the source tree). A script
-that needs a file from the repository fails here.
+copied into an empty folder outside the repository, with the site's wheel of the package saved
+beside it, and executed there (a notebook twice in one kernel, as a reader who runs its cells
+again; its first cell installs the wheel). ``nox -s downloads`` has installed the wheel in a
+fresh environment with the command the site prints, not from the source tree: a script that
+needs a file from the repository fails here.
 
 The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
 ``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which
@@ -37,6 +38,23 @@ def _downloads(layout, suffix: str, prefix: str = "plot_*") -> list[Path]:
 def _tutorial_notebooks(layout) -> list[Path]:
     """The tutorial pages' notebooks: ``01_one_head_to_many.ipynb``, ..."""
     return _downloads(layout, ".ipynb", prefix="[0-9][0-9]_*")
+
+
+def _wheel(layout) -> Path:
+    """The package's wheel that the site serves (one)."""
+    (wheel,) = _downloads(layout, ".whl", prefix="mha-*")
+    return wheel
+
+
+INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(.*?)</code>', re.DOTALL)
+
+
+def _install_cell(layout) -> str:
+    """A notebook's first cell: the command the site prints, as IPython's ``%pip``."""
+    html = (layout.main / "tutorial" / "index.html").read_text(encoding="utf-8")
+    command = " ".join(re.sub(r"<[^>]+>", "", INSTALL_LINE.search(html)[1]).split())
+    assert command.startswith("python -m pip install ") and _wheel(layout).name in command
+    return "%" + command.removeprefix("python -m ")
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -133,10 +151,11 @@ def one_kernel_start_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> None
 
 
 @pytest.mark.usefixtures("one_kernel_start_at_a_time")
-def test_notebook_runs_standalone(notebook: Path, reader_dir: Path) -> None:
+def test_notebook_runs_standalone(layout, notebook: Path, reader_dir: Path) -> None:
     local = shutil.copy(notebook, reader_dir / notebook.name)
+    shutil.copy(_wheel(layout), reader_dir)  # saved beside it: the first cell installs it
     nb = nbformat.read(local, as_version=4)
-    assert any(cell.cell_type == "code" for cell in nb.cells)
+    assert nb.cells[0].source == _install_cell(layout)
     client = nbclient.NotebookClient(
         nb,
         timeout=TIMEOUT_S,
@@ -205,7 +224,7 @@ def test_gallery_notebook_holds_the_script(layout, gallery_notebook: Path) -> No
     assert len(scripts) == 1, f"{gallery_notebook.stem}.py offered {len(scripts)} times"
     expected = _script_cells(scripts[0].read_text(encoding="utf-8"))
     assert expected, f"{scripts[0].name} has no code"
-    assert _notebook_code(gallery_notebook) == expected
+    assert _notebook_code(gallery_notebook) == [_install_cell(layout), *expected]
 
 
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -241,16 +260,16 @@ def _page_cell_tags(page: str) -> list[list[str]]:
     return tags
 
 
-def test_tutorial_notebook_holds_its_page(notebook: Path) -> None:
+def test_tutorial_notebook_holds_its_page(layout, notebook: Path) -> None:
     """Each tutorial notebook has its page's code cells, in order (the page runs in the build),
     each with the page's tags (a folded answer stays folded, and in its place)."""
     page = ROOT / "docs" / "tutorial" / f"{notebook.stem}.md"
     text = page.read_text(encoding="utf-8")
     expected = _page_cells(text)
     assert expected, f"{page.name} has no code cell"
-    assert _notebook_code(notebook) == expected
+    assert _notebook_code(notebook) == [_install_cell(layout), *expected]
     nb = nbformat.read(notebook, as_version=4)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    code = [cell for cell in nb.cells if cell.cell_type == "code"][1:]  # after the install
     assert [cell.metadata.get("tags", []) for cell in code] == _page_cell_tags(text)
     for cell in code:  # JupyterLab folds what the page folds
         tags = cell.metadata.get("tags", [])

@@ -1,22 +1,25 @@
-"""Every notebook the site offers for download reads as a reader sees it in Jupyter.
+"""The downloads as a reader of the site meets them: notebooks that read in Jupyter, and the
+command that installs what they import.
 
 Jupyter shows Sphinx's roles as they are typed (``{doc}`page 7 <07_after_the_lesson>```,
 ``:func:`mha.split_heads```): the build replaces them by links (``docs/_ext/
 tutorial_notebooks.py``). In every ``.ipynb`` of the built site, in either language, loose or
 in a zip: no role is left in a Markdown cell, and each link to the site's own address
-(pyproject's Documentation URL) names a page, and an anchor, that the build wrote.
+(pyproject's Documentation URL) names a page, and an anchor, that the build wrote. And every
+page that offers a download prints the command that installs what it imports, its wheel a
+link to the package the site serves (``nox -s downloads`` runs that command and the files).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import tomllib
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r"\{[a-z]+\}`|:(?:func|class|meth|attr|mod|data|exc|obj|doc|ref|term|math):`")
@@ -82,3 +85,33 @@ def test_each_link_to_the_site_names_a_page_it_has(layout, language: str) -> Non
                 checked += 1
     assert checked > 100, f"only {checked} links to the site"
     assert not broken, "\n".join(broken[:10])
+
+
+INSTALL = re.compile(r'<code class="mha-install[^"]*">(?P<code>.*?)</code>', re.DOTALL)
+HREF = re.compile(r'<a [^>]*href="(?P<href>[^"]+\.whl)"')
+
+
+def test_every_download_page_states_the_install_line(layout, language: str) -> None:
+    """Each tutorial page, the tutorial's and the gallery's index and every example page print
+    ``python -m pip install mha-<version>-py3-none-any.whl matplotlib``, the wheel's name a
+    link to the package that the site serves."""
+    folder = layout.languages[language]
+    pages = [
+        *sorted((folder / "tutorial").glob("[0-9][0-9]_*.html")),
+        folder / "tutorial" / "index.html",
+        folder / "auto_examples" / "index.html",
+        *sorted((folder / "auto_examples").rglob("plot_*.html")),
+    ]
+    assert len(pages) > 40
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    wheel = f"mha-{version}-py3-none-any.whl"
+    for page in pages:
+        found = INSTALL.search(page.read_text(encoding="utf-8"))
+        assert found, f"{page.relative_to(layout.root)} states no install line"
+        command = " ".join(re.sub(r"<[^>]+>", "", found["code"]).split())
+        assert command == f"python -m pip install {wheel} matplotlib", (page, command)
+        served = (page.parent / HREF.search(found["code"])["href"]).resolve()
+        assert served.name == wheel and served.is_file(), (page, served)
+        with zipfile.ZipFile(served) as archive:  # the package itself, of this version
+            names = archive.namelist()
+            assert "mha/__init__.py" in names and f"mha-{version}.dist-info/METADATA" in names
