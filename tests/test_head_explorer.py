@@ -72,6 +72,7 @@ def make_data() -> dict:
         },
         "groups": [["the", "</script>"], ["keys", "key", "boy", "girl"], ["is/are", "he", "she"]],
         "examples": [["the", "keys", "</script>", "is/are"], ["the", "boy", "girl", "she"]],
+        "unused": {"heads": [0], "norm": 0.0021, "needed_norm": 0.44, "moved": 0.0003},
         "try": [
             {
                 "task": "agreement", "tokens": ["the", "keys", "key", "is/are"],
@@ -165,6 +166,7 @@ def test_what_to_try_is_written_from_the_data(data: dict) -> None:
     assert "The model predicts plural, probability 0.875." in said
     assert "the prediction becomes singular, probability 0.562." in said
     assert "the distractor nearest the verb, &lt;/script&gt;, is not" in said
+    assert "Untick head 0: nothing changes." in said and "at most 0.0021, against 0.44" in said
     data["try"][0]["with"]["probability"] = 0.5
     assert "probability 0.500." in hx.try_html(data, Messages(hx.TEMPLATES))
     chinese = {

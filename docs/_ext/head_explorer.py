@@ -84,15 +84,19 @@ TEMPLATES: dict[str, str] = {
     "problem_typing": "Keep typing, or choose one of the words offered.",
     "problem_slot": "End the sentence with is/are (agreement) or with he, she or they "
     "(pronoun): the model answers for its last word.",
+    "hint_slot": "The verb is one word here: is/are, and the model chooses.",
     "still": "The drawing still shows the last sentence that worked.",
     "list_join": ", ",
-    "heads": "Heads: choose one to show it large below; untick one to switch it off in the model.",
+    "heads": "Each head's map: a row per query word, a column per key word, darker for a "
+    "larger weight. Choose maps to draw those heads below; untick a head to switch it off in "
+    "the model.",
     "head_n": "Head {n}",
     "head_ref": "head {n}",
     "use_head": "use head {n}",
     "queries": "Query tokens",
     "keys": "Key tokens",
     "token_name": "{token}, position {n}",
+    "token_gloss": "{name} ({gloss})",
     "task_agreement": "Subject–verb agreement",
     "task_pronoun": "Pronoun reference",
     "mark_subject": "the subject",
@@ -102,11 +106,13 @@ TEMPLATES: dict[str, str] = {
     "marks": "Solid underline: {solid}. Dotted underline: {dotted}.",
     "value_singular": "singular",
     "value_plural": "plural",
-    "value_first": "the first person",
-    "value_second": "the second person",
+    "value_first": "the first of the two people",
+    "value_second": "the second of the two people",
     "value_person": "{value} ({word})",
     "answer": "Correct answer: {answer}.",
     "answer_none": "The sentence does not decide the answer.",
+    "answer_noun": "The sentence has no noun for is/are to agree with.",
+    "answer_people": "The model chooses between two people; this sentence names {n}.",
     "predicts": "The model predicts: {prediction}, probability {p}.",
     "predicts_without": "Without {heads}, the model predicts: {prediction}, probability {p} "
     "(with every head: {before}, {p_before}).",
@@ -115,8 +121,8 @@ TEMPLATES: dict[str, str] = {
     "one colour per head, more opaque for a larger attention weight. Point at a query token, "
     "or move to it with the arrow keys, to see its lines; the one chosen last stays shown, "
     "and Escape shows every token's lines.",
-    "summary": "Head {head}: from {token}, {weights}.",
-    "summary_weight": "{weight} on {token}",
+    "summary": "Head {head}: from “{token}”, {weights}.",
+    "summary_weight": "{weight} on “{token}”",
     "summary_join": "{head}, {next}",
     "summary_all": "The lines of every query token.",
     "summary_none": "No head shown: choose one above.",
@@ -129,6 +135,11 @@ TEMPLATES: dict[str, str] = {
     "{on_target} of its weight from {pronoun} on {antecedent} and {on_other} on {other}.",
     "try_off": "Untick head {head}: the prediction becomes {after}, probability {p_after}. "
     "Untick any other head instead: it stays {prediction}.",
+    "try_unused": "Untick {heads}: nothing changes. The price on each head shrank their "
+    "slices of W^O to a norm of at most {norm}, against {needed_norm} for the head the tasks "
+    "need, so training switched them off: on every held-out sentence, removing one of them "
+    "moves a probability by at most {moved}. Their maps still show where they look; where a "
+    "head looks is not what it passes on.",
 }
 
 
@@ -213,6 +224,8 @@ def validate(data: object, where: str) -> dict:
         at = f"{where} sentence {i}"
         _words(tokens, at, vocabulary)
         _check(tokens[-1] in asked, f"a last word among {sorted(asked)}", at, tokens[-1])
+    for key in ("heads", "norm", "needed_norm", "moved"):
+        _key(data, where, "unused", key)
     for i, item in enumerate(data["try"]):
         at = f"{where}['try'][{i}]"
         for key in ("task", "marks", "answer", "head", "on_target", "on_other"):
@@ -264,6 +277,12 @@ def try_html(data: dict, messages: Messages) -> str:
         said = re.sub(r"([。！？）])\s+", r"\1", said)  # no space after a Chinese full stop
         items.append(f'<li data-sentence="{html.escape(values["sentence"])}"><p>'
                      f"{html.escape(said)}</p></li>")  # fmt: skip
+    unused = data["unused"]
+    heads = messages.text["list_join"].join(
+        messages.format("head_ref", n=h) for h in unused["heads"]
+    )
+    said = messages.format("try_unused", **{**unused, "heads": heads})
+    items.append(f"<li><p>{html.escape(said)}</p></li>")
     title = html.escape(messages.text["try_title"])
     return f'<div class="hx-try"><p class="hx-try-title"><strong>{title}</strong></p><ol>{"".join(items)}</ol></div>'
 
@@ -276,8 +295,8 @@ def explorer_html(data: dict, messages: Messages, gloss: bool) -> str:
         f'<div class="{CLASS}" role="region" aria-label="{html.escape(text["region"])}"'
         f' data-gloss="{"true" if gloss else "false"}">'
         f'<noscript><p class="hx-noscript">{html.escape(text["noscript"])}</p></noscript>'
-        '<div class="hx-ui" hidden></div>'
         f"{try_html(data, messages)}"
+        '<div class="hx-ui" hidden></div>'
         f'<script type="application/json" class="hx-data">{script_json(data)}</script>'
         f'<script type="application/json" class="hx-text">{script_json(text)}</script>'
         f'<script type="application/json" class="hx-tasks">{script_json(TASKS)}</script>'

@@ -23,7 +23,7 @@
   const LEFT = 128; // the query tokens end here (right-aligned) ...
   const RIGHT = 212; // ... and the key tokens start here
   const TOP = 26; // room for the column headings
-  const SUGGESTIONS = 8; // words offered as the reader types
+  const SUGGESTIONS = 12; // words offered as the reader types
   let count = 0;
 
   // ---- The model ---------------------------------------------------------------------------
@@ -158,10 +158,12 @@
     return tokens.map((w, i) => {
       const g = data.words[w].gloss;
       if (typeof g === "string") return g;
-      if (w === "old") return g[data.words[tokens[i + 1]] && data.words[tokens[i + 1]].refers ? "person" : "thing"];
-      if (w === "they") {
+      const next = data.words[tokens[i + 1]] || {};
+      if (w === "old") return g[next.refers ? "person" : next.animal ? "animal" : "thing"];
+      if (w === "they") { // the antecedent's gender; without one, women only if all are
         const a = sentence.marks.antecedent;
-        return g[a !== undefined && data.words[tokens[a]].women ? "women" : "men"];
+        const people = a !== undefined ? [a] : sentence.marks.people || [];
+        return g[people.length && people.every((p) => data.words[tokens[p]].women) ? "women" : "men"];
       }
       return g[sentence.answer || prediction] || ""; // the verb slot: the form the subject asks
     });
@@ -297,14 +299,14 @@
     const figure = el("div", { class: "hx-figure" }, ui);
     const summary = el("p", { class: "hx-summary", role: "status", "aria-live": "polite" }, ui);
     const legend = el("p", { class: "hx-legend" }, ui);
-    el("span", {}, legend).textContent = text.legend + " ";
+    el("span", {}, legend).textContent = sentences([text.legend, ""]);
     const marks = el("span", { class: "hx-marks" }, legend);
 
     // ---- The sentence: read, checked, run ---------------------------------------------------
-    function setText(value) {
+    function setText(value, focus) {
       input.value = value;
       update();
-      input.focus();
+      if (focus) input.focus(); // typing goes on; a tap on a word keeps the phone's keyboard down
     }
 
     function offer(tokens, typed) {
@@ -315,7 +317,7 @@
       for (const word of found) {
         const button = el("button", { type: "button", class: "hx-suggestion", "data-word": word }, suggest);
         button.textContent = word;
-        button.addEventListener("click", () => setText(tokens.slice(0, -1).concat(word).join(" ") + " "));
+        button.addEventListener("click", () => setText(tokens.slice(0, -1).concat(word).join(" ") + " ", true));
         button.addEventListener("keydown", (event) => {
           const all = [...suggest.querySelectorAll("button")];
           const at = all.indexOf(button) + ({ ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] || 0);
@@ -340,14 +342,21 @@
       const chosen = data.examples.findIndex((e) => e.join(" ") === tokens.join(" "));
       select.value = chosen >= 0 ? String(chosen) : "";
       if (found.problem) {
-        message.textContent = fill(text["problem_" + found.problem], {
-          words: found.unknown ? found.unknown.join(text.list_join) : "", max: m.positions,
-        }) + (state.tokens && found.problem !== "typing" ? " " + text.still : "");
+        const slot = (found.unknown || []).some((w) => ["is", "are"].includes(w));
+        message.textContent = sentences([
+          fill(text["problem_" + found.problem], {
+            words: found.unknown ? found.unknown.join(text.list_join) : "", max: m.positions,
+          }),
+          slot ? text.hint_slot : "",
+          state.tokens && found.problem !== "typing" ? text.still : "",
+        ]);
+        answer.classList.toggle("hx-stale", Boolean(state.tokens));
         message.dataset.problem = found.problem;
         return;
       }
       message.textContent = "";
       delete message.dataset.problem;
+      answer.classList.remove("hx-stale");
       state.tokens = tokens;
       state.sentence = found;
       state.chosen = found.query;
@@ -433,7 +442,7 @@
     function build() {
       const { sentence, tokens } = state;
       const glosses = gloss(data, tokens, sentence, predicted(state.every).c);
-      rowHeight = chinese ? 40 : 24;
+      rowHeight = chinese ? 40 : 26;
       const height = TOP + tokens.length * rowHeight + 4;
       figure.textContent = "";
       const drawing = svg("svg", {
@@ -448,7 +457,7 @@
       tokenNodes.forEach((group, i) => {
         const name = fill(text.token_name, { token: tokens[i], n: i });
         group.setAttribute("role", "button");
-        group.setAttribute("aria-label", chinese && glosses[i] ? `${name} (${glosses[i]})` : name);
+        group.setAttribute("aria-label", chinese && glosses[i] ? fill(text.token_gloss, { name, gloss: glosses[i] }) : name);
         group.addEventListener("focus", () => choose(i));
         group.addEventListener("click", () => { choose(i); group.focus(); });
         group.addEventListener("pointerenter", () => { state.pointed = i; draw(); });
@@ -456,7 +465,8 @@
         group.addEventListener("keydown", (event) => keys_(event, i));
       });
       const kinds = tasks[sentence.task].marks;
-      marks.textContent = fill(text.marks, { solid: text["mark_" + kinds[0]], dotted: text["mark_" + kinds[1]] });
+      const marked = kinds.some((kind) => sentence.marks[kind] !== undefined);
+      marks.textContent = marked ? fill(text.marks, { solid: text["mark_" + kinds[0]], dotted: text["mark_" + kinds[1]] }) : "";
     }
 
     function keys_(event, i) {
@@ -498,9 +508,12 @@
     function verdict() {
       const { sentence, tokens } = state;
       const now = predicted(state.result);
+      const people = (sentence.marks.people || []).length;
       const parts = [sentence.answer
         ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) })
-        : text.answer_none];
+        : sentence.task === "agreement" && sentence.marks.subject === undefined ? text.answer_noun
+          : sentence.task === "pronoun" && people < 2 ? fill(text.answer_people, { n: people })
+            : text.answer_none];
       const off = [...state.removed].sort((a, b) => a - b);
       if (!off.length) {
         parts.push(fill(text.predicts, { prediction: value(sentence, now.c, tokens), p: now.p }));
@@ -533,19 +546,20 @@
       const shown = [...state.heads].sort((a, b) => a - b);
       const row = state.pointed !== null ? state.pointed : state.chosen;
       lines.textContent = "";
-      for (const h of shown) {
+      shown.forEach((h, order) => {
+        const dy = (order - (shown.length - 1) / 2) * 3; // heads side by side, not on top
         state.result.weights[h].forEach((weights, q) => {
           if (row !== null && q !== row) return;
           weights.forEach((w, k) => {
             if (w < MIN_WEIGHT) return;
             svg("line", {
-              class: "hx-line hx-h" + (h % COLOURS), x1: LEFT + 8, y1: y(q), x2: RIGHT - 6, y2: y(k),
+              class: "hx-line hx-h" + (h % COLOURS), x1: LEFT + 8, y1: y(q) + dy, x2: RIGHT - 6, y2: y(k) + dy,
               "stroke-opacity": String(w), "data-head": String(h),
               "data-query": String(q), "data-key": String(k), "data-weight": String(w),
             }, lines);
           });
         });
-      }
+      });
       tokenNodes.forEach((group, i) => {
         group.setAttribute("aria-pressed", String(i === state.chosen));
         group.setAttribute("tabindex", i === (state.chosen === null ? 0 : state.chosen) ? "0" : "-1");
@@ -570,12 +584,13 @@
         for (const box of switches) {
           if (!box.checked) box.click();
         }
-        setText(item.dataset.sentence);
+        setText(item.dataset.sentence, false);
+        answer.scrollIntoView({ block: "nearest" });
       });
     }
 
     ui.hidden = false; // before drawing: the tokens are measured
-    input.value = data.examples[0].join(" ");
+    input.value = (data.try[0] || { tokens: data.examples[0] }).tokens.join(" ");
     update();
     root.dataset.ready = "true";
   }
