@@ -167,6 +167,13 @@ def test_what_to_try_is_written_from_the_data(data: dict) -> None:
     assert "the prediction becomes singular, probability 0.562." in said
     assert "the distractor nearest the verb, &lt;/script&gt;, is not" in said
     assert "Untick head 0: nothing changes." in said and "at most 0.0021, against 0.44" in said
+    assert "by at most 0.00030." in said  # two significant figures, never "0.0"
+    assert [hx._two_figures(x) for x in (0.44, 0.002345, 3.14e-5, 1.0)] == [
+        "0.44",
+        "0.0023",
+        "0.000031",
+        "1.0",
+    ]
     data["try"][0]["with"]["probability"] = 0.5
     assert "probability 0.500." in hx.try_html(data, Messages(hx.TEMPLATES))
     chinese = {

@@ -136,10 +136,10 @@ TEMPLATES: dict[str, str] = {
     "try_off": "Untick head {head}: the prediction becomes {after}, probability {p_after}. "
     "Untick any other head instead: it stays {prediction}.",
     "try_unused": "Untick {heads}: nothing changes. The price on each head shrank their "
-    "slices of W^O to a norm of at most {norm}, against {needed_norm} for the head the tasks "
-    "need, so training switched them off: on every held-out sentence, removing one of them "
-    "moves a probability by at most {moved}. Their maps still show where they look; where a "
-    "head looks is not what it passes on.",
+    "columns of the output projection to a norm of at most {norm}, against {needed_norm} for "
+    "the head the tasks need, so training switched them off: on every held-out sentence, "
+    "removing one of them moves a probability by at most {moved}. Their maps still show where "
+    "they look; where a head looks is not what it passes on.",
 }
 
 
@@ -254,6 +254,13 @@ def script_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def _two_figures(x: float) -> str:
+    """``x`` to two significant figures, as a plain decimal: 0.0023, 0.44, 0.000031."""
+    if x <= 0:
+        return "0"
+    return f"{x:.{max(0, 1 - math.floor(math.log10(x)))}f}"
+
+
 def try_html(data: dict, messages: Messages) -> str:
     """ "What to try": each suggestion of the example, with the numbers it measured."""
     items = []
@@ -281,7 +288,8 @@ def try_html(data: dict, messages: Messages) -> str:
     heads = messages.text["list_join"].join(
         messages.format("head_ref", n=h) for h in unused["heads"]
     )
-    said = messages.format("try_unused", **{**unused, "heads": heads})
+    small = {key: _two_figures(unused[key]) for key in ("norm", "needed_norm", "moved")}
+    said = messages.format("try_unused", **{**unused, **small, "heads": heads})
     items.append(f"<li><p>{html.escape(said)}</p></li>")
     title = html.escape(messages.text["try_title"])
     return f'<div class="hx-try"><p class="hx-try-title"><strong>{title}</strong></p><ol>{"".join(items)}</ol></div>'

@@ -659,12 +659,12 @@ with torch.no_grad():
     moved = {h: (forward_without(model, h).softmax(-1) - p_all).abs().max().item() for h in range(H) if h not in needed}  # fmt: skip
 unused = {
     "heads": sorted(moved),
-    "norm": round(max(norms[h].item() for h in moved), 4),
-    "needed_norm": round(min(norms[h].item() for h in needed), 2),
-    "moved": round(max(moved.values()), 4),
+    "norm": max(norms[h].item() for h in moved),
+    "needed_norm": min(norms[h].item() for h in needed),
+    "moved": max(moved.values()),
 }
 print(f"W^O slice norms per head: {[round(n, 4) for n in norms.tolist()]}")
-print(f"removing head {unused['heads']} moves a probability by at most {unused['moved']}")
+print(f"removing head {unused['heads']} moves a probability by at most {unused['moved']:.2g}")
 assert unused["moved"] < 0.01 and unused["norm"] < 0.01 < unused["needed_norm"]
 
 # %%
