@@ -36,7 +36,7 @@ from phone_figures import SUFFIX as PHONE_SUFFIX
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
-from templated import DataError, Messages, Templated, get, read_json
+from templated import LIST_TEMPLATES, DataError, Messages, Templated, get, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,6 @@ NUMBER_WORDS = {
     2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
     10: "ten",
 }  # fmt: skip
-LIST_TEMPLATES = {"list_next": "{head}, {next}", "list_last": "{head} and {last}"}
 # the benchmark's modes (results.json "modes"), as the speed figure's alt text names them
 MODE_LABELS = {
     "mode_inference": "inference",

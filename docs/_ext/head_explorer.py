@@ -50,7 +50,7 @@ from pathlib import Path
 from docutils import nodes
 from languages import is_chinese
 from sphinx.util.docutils import SphinxDirective
-from templated import DataError, Messages, Templated, get, read_json
+from templated import LIST_TEMPLATES, DataError, Messages, Templated, get, read_json
 
 SCRIPT = "head-explorer.js"  # in docs/_static, added to the pages that have an explorer
 STYLE = "head-explorer.css"
@@ -86,7 +86,7 @@ TEMPLATES: dict[str, str] = {
     "(pronoun): the model answers for its last word.",
     "hint_slot": "The verb is one word here: is/are, and the model chooses.",
     "still": "The drawing still shows the last sentence that worked.",
-    "list_join": ", ",
+    **LIST_TEMPLATES,
     "heads": "Each head's map: a row per query word, a column per key word, darker for a "
     "larger weight. Choose maps to draw those heads below; untick a head to switch it off in "
     "the model.",
@@ -123,7 +123,6 @@ TEMPLATES: dict[str, str] = {
     "and Escape shows every token's lines.",
     "summary": "Head {head}: from “{token}”, {weights}.",
     "summary_weight": "{weight} on “{token}”",
-    "summary_join": "{head}, {next}",
     "summary_all": "The lines of every query token.",
     "summary_none": "No head shown: choose one above.",
     "try_it": "Try it",
@@ -285,9 +284,7 @@ def try_html(data: dict, messages: Messages) -> str:
         items.append(f'<li data-sentence="{html.escape(values["sentence"])}"><p>'
                      f"{html.escape(said)}</p></li>")  # fmt: skip
     unused = data["unused"]
-    heads = messages.text["list_join"].join(
-        messages.format("head_ref", n=h) for h in unused["heads"]
-    )
+    heads = messages.join([messages.format("head_ref", n=h) for h in unused["heads"]])
     small = {key: _two_figures(unused[key]) for key in ("norm", "needed_norm", "moved")}
     said = messages.format("try_unused", **{**unused, **small, "heads": heads})
     items.append(f"<li><p>{html.escape(said)}</p></li>")

@@ -62,6 +62,10 @@ def get(value: object, where: str, *keys: str, error: type[DataError] = DataErro
     return value
 
 
+# a list in the page's language, for :meth:`Messages.join`: "a, b and c" (中文: "a、b和c")
+LIST_TEMPLATES = {"list_next": "{head}, {next}", "list_last": "{head} and {last}"}
+
+
 def _placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 

@@ -211,7 +211,12 @@
       tokens: null, sentence: null, result: null, every: null,
       heads: new Set([role.head]), removed: new Set(), chosen: null, pointed: null,
     };
-    const list = (heads) => heads.map((h) => fill(text.head_ref, { n: h })).join(text.list_join);
+    const join = (items) => { // "a, b and c" in the page's language
+      if (items.length <= 1) return items.join("");
+      const head = items.slice(1, -1).reduce((h, next) => fill(text.list_next, { head: h, next }), items[0]);
+      return fill(text.list_last, { head, last: items[items.length - 1] });
+    };
+    const list = (heads) => join(heads.map((h) => fill(text.head_ref, { n: h })));
     const value = (sentence, c, tokens) => { // "plural", or "the first person (boy)"
       const name = text["value_" + c];
       const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
@@ -345,7 +350,7 @@
         const slot = (found.unknown || []).some((w) => ["is", "are"].includes(w));
         message.textContent = sentences([
           fill(text["problem_" + found.problem], {
-            words: found.unknown ? found.unknown.join(text.list_join) : "", max: m.positions,
+            words: found.unknown ? join(found.unknown) : "", max: m.positions,
           }),
           slot ? text.hint_slot : "",
           state.tokens && found.problem !== "typing" ? text.still : "",
@@ -500,7 +505,7 @@
         const top = row.map((w, k) => [w, k]).filter(([w]) => w > 0)
           .sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 3)
           .map(([w, k]) => fill(text.summary_weight, { weight: w.toFixed(2), token: tokens[k] }));
-        const weights = top.reduce((head, next) => fill(text.summary_join, { head, next }));
+        const weights = join(top);
         return fill(text.summary, { head: h, token: tokens[q], weights });
       }).join(" ");
     }
