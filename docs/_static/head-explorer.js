@@ -507,7 +507,7 @@
           .map(([w, k]) => fill(text.summary_weight, { weight: w.toFixed(2), token: tokens[k] }));
         const weights = join(top);
         return fill(text.summary, { head: h, token: tokens[q], weights });
-      }).join(" ");
+      }).reduce((said, next) => sentences([said, next]));
     }
 
     function verdict() {
