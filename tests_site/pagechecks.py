@@ -346,3 +346,19 @@ PHONE_SCREENSHOTS = {
     "zh_CN/index.html": "phone-zh_CN-home",
     "zh_CN/howto/common-errors.html": "phone-zh_CN-common-errors",
 }
+
+
+# the command a download page prints (docs/_ext/package_hash.py's {install} role)
+INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(?P<code>.*?)</code>', re.DOTALL)
+WHEEL_LINK = re.compile(r'<a [^>]*href="(?P<href>[^"]+\.whl)"')
+
+
+def install_line(html: str) -> tuple[str, str] | None:
+    """The install command a page prints, as its text, and the address of the wheel it links;
+    ``None`` on a page without one."""
+    found = INSTALL_LINE.search(html)
+    if found is None:
+        return None
+    command = " ".join(re.sub(r"<[^>]+>", "", found["code"]).split())
+    link = WHEEL_LINK.search(found["code"])
+    return command, link["href"] if link else ""

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pagechecks import install_line
 
 torch = pytest.importorskip("torch", reason="the downloads run in `nox -s downloads`")
 nbformat = pytest.importorskip("nbformat")
@@ -46,13 +47,10 @@ def _wheel(layout) -> Path:
     return wheel
 
 
-INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(.*?)</code>', re.DOTALL)
-
-
 def _install_cell(layout) -> str:
     """A notebook's first cell: the command the site prints, as IPython's ``%pip``."""
     html = (layout.main / "tutorial" / "index.html").read_text(encoding="utf-8")
-    command = " ".join(re.sub(r"<[^>]+>", "", INSTALL_LINE.search(html)[1]).split())
+    command, _ = install_line(html)
     assert command.startswith("python -m pip install ") and _wheel(layout).name in command
     return "%" + command.removeprefix("python -m ")
 

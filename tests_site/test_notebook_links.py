@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from pagechecks import install_line
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r"\{[a-z]+\}`|:(?:func|class|meth|attr|mod|data|exc|obj|doc|ref|term|math):`")
@@ -87,10 +88,6 @@ def test_each_link_to_the_site_names_a_page_it_has(layout, language: str) -> Non
     assert not broken, "\n".join(broken[:10])
 
 
-INSTALL = re.compile(r'<code class="mha-install[^"]*">(?P<code>.*?)</code>', re.DOTALL)
-HREF = re.compile(r'<a [^>]*href="(?P<href>[^"]+\.whl)"')
-
-
 def test_every_download_page_states_the_install_line(layout, language: str) -> None:
     """Each tutorial page, the tutorial's and the gallery's index and every example page print
     ``python -m pip install mha-<version>-py3-none-any.whl matplotlib``, the wheel's name a
@@ -106,11 +103,11 @@ def test_every_download_page_states_the_install_line(layout, language: str) -> N
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     wheel = f"mha-{version}-py3-none-any.whl"
     for page in pages:
-        found = INSTALL.search(page.read_text(encoding="utf-8"))
+        found = install_line(page.read_text(encoding="utf-8"))
         assert found, f"{page.relative_to(layout.root)} states no install line"
-        command = " ".join(re.sub(r"<[^>]+>", "", found["code"]).split())
+        command, href = found
         assert command == f"python -m pip install {wheel} matplotlib", (page, command)
-        served = (page.parent / HREF.search(found["code"])["href"]).resolve()
+        served = (page.parent / href).resolve()
         assert served.name == wheel and served.is_file(), (page, served)
         with zipfile.ZipFile(served) as archive:  # the package itself, of this version
             names = archive.namelist()

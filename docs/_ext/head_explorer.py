@@ -217,21 +217,22 @@ def validate(data: object, where: str) -> dict:
         _words(asked, f"{where}['queries'][{task!r}]", vocabulary)
     for i, group in enumerate(_key(data, where, "groups")):
         _words(group, f"{where}['groups'][{i}]", vocabulary)
-    asked = {word for words_ in queries.values() for word in words_}
-    examples = _key(data, where, "examples") + [t["tokens"] for t in _key(data, where, "try")]
-    for i, tokens in enumerate(examples):
-        at = f"{where} sentence {i}"
-        _words(tokens, at, vocabulary)
-        _check(tokens[-1] in asked, f"a last word among {sorted(asked)}", at, tokens[-1])
     for key in ("heads", "norm", "needed_norm", "moved"):
         _key(data, where, "unused", key)
-    for i, item in enumerate(data["try"]):
+    suggestions = _key(data, where, "try")
+    for i, item in enumerate(suggestions):
         at = f"{where}['try'][{i}]"
-        for key in ("task", "marks", "answer", "head", "on_target", "on_other"):
+        for key in ("task", "tokens", "marks", "answer", "head", "on_target", "on_other"):
             _key(item, at, key)
         for key in ("with", "without"):
             for value in ("prediction", "probability"):
                 _key(item, at, key, value)
+    asked = {word for words_ in queries.values() for word in words_}
+    examples = _key(data, where, "examples") + [item["tokens"] for item in suggestions]
+    for i, tokens in enumerate(examples):
+        at = f"{where} sentence {i}"
+        _words(tokens, at, vocabulary)
+        _check(tokens[-1] in asked, f"a last word among {sorted(asked)}", at, tokens[-1])
     return data
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
+from zh_interface import TO_DOWNLOAD
 
 STAMP = Path("auto_examples") / ".mha-source-hash"  # beside the generated gallery
 CACHE = Path(".jupyter_cache")
@@ -104,7 +105,7 @@ INSTALL_NOTE = (
     "Save the package from this site beside the download and install it, PyTorch with it (a "
     "notebook's first cell runs the same command): :install:`matplotlib`."
 )
-GALLERY_NOTE = "to download the full example code.\n"
+GALLERY_NOTE = TO_DOWNLOAD + "\n"  # sphinx-gallery's words, as zh_interface matches them
 
 
 def _install_note(app, docname: str, source: list[str]) -> None:

@@ -35,9 +35,9 @@ def write_notebooks(app, config) -> None:
     """Write each tutorial page as a notebook, tutorial/notebooks/<page>.ipynb, for download.
 
     The notebook is the page's text and code, unexecuted, without its own download line; each
-    page links it with ``{download}``. Its first cell installs what it imports
-    (``%pip install`` of ``mha_install``), as the gallery's notebooks do (sphinx-gallery's
-    ``first_notebook_cell``). ``nox -s downloads`` runs them in an empty folder.
+    page links it with ``{download}``. Its first cell installs what it imports: the gallery's
+    notebooks' first cell (sphinx-gallery's ``first_notebook_cell``, ``%pip install`` of
+    ``mha_install``). ``nox -s downloads`` runs them in an empty folder.
 
     "Try first, then see": a page hides an answer in a ``{dropdown}`` (its text) and a code cell
     tagged ``hide-cell`` (its code), after a cell where the reader tries. Jupyter knows neither:
@@ -116,7 +116,7 @@ def write_notebooks(app, config) -> None:
             parts, level = split_dropdowns(markdown(cell.source), level)
             cells += [nbformat.v4.new_markdown_cell(p, metadata=dict(cell.metadata)) for p in parts]
         # first, as in the gallery's notebooks: install what it imports (the wheel beside it)
-        install = "%" + config.mha_install.removeprefix("python -m ")
+        install = config.sphinx_gallery_conf["first_notebook_cell"]
         cells.insert(0, nbformat.v4.new_code_cell(install))
         for number, cell in enumerate(cells):
             cell.id = f"cell-{number:03d}"

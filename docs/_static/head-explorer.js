@@ -176,6 +176,11 @@
     return parts.join(" ").replace(/([。！？）])\s+/g, "$1");
   }
 
+  function toggle(set, item) {
+    if (set.has(item)) set.delete(item);
+    else set.add(item);
+  }
+
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
   }
@@ -283,8 +288,7 @@
       title.appendChild(document.createTextNode(fill(text.head_n, { n: h })));
       maps.push(svg("svg", { class: "hx-map", "aria-hidden": "true", viewBox: "0 0 12 12" }, button));
       button.addEventListener("click", () => {
-        if (state.heads.has(h)) state.heads.delete(h);
-        else state.heads.add(h);
+        toggle(state.heads, h);
         draw();
       });
       toggles.push(button);
@@ -293,8 +297,7 @@
       box.checked = true;
       use.appendChild(document.createTextNode(fill(text.use_head, { n: h })));
       box.addEventListener("change", () => {
-        if (box.checked) state.removed.delete(h);
-        else state.removed.add(h);
+        toggle(state.removed, h);
         compute();
         draw();
       });
@@ -469,6 +472,7 @@
         group.addEventListener("pointerleave", () => { state.pointed = null; draw(); });
         group.addEventListener("keydown", (event) => keys_(event, i));
       });
+      maps.forEach((_, h) => thumbnail(h)); // the weights do not change when a head is off
       const kinds = tasks[sentence.task].marks;
       const marked = kinds.some((kind) => sentence.marks[kind] !== undefined);
       marks.textContent = marked ? fill(text.marks, { solid: text["mark_" + kinds[0]], dotted: text["mark_" + kinds[1]] }) : "";
@@ -573,7 +577,6 @@
       toggles.forEach((button, h) => {
         button.setAttribute("aria-pressed", String(state.heads.has(h)));
         button.closest(".hx-card").classList.toggle("hx-off", state.removed.has(h));
-        thumbnail(h);
       });
       const said = verdict();
       if (answer.textContent !== said) answer.textContent = said;

@@ -655,7 +655,7 @@ assert has_attractor({**to_try[0], "query": len(to_try[0]["tokens"]) - 1})
 needed = sorted({t["head"] for t in to_try})
 norms = model.attn.out_proj.weight.view(E, H, E // H).norm(dim=(0, 2))  # (H,)
 with torch.no_grad():
-    p_all = forward_without(model).softmax(-1)  # (n, 2), every held-out sentence
+    p_all = logits.softmax(-1)  # (n, 2): every held-out sentence, no head removed
     moved = {h: (forward_without(model, h).softmax(-1) - p_all).abs().max().item() for h in range(H) if h not in needed}  # fmt: skip
 unused = {
     "heads": sorted(moved),
