@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -136,6 +137,39 @@ LANGUAGES = ("en", "zh_CN")
 LOCALE = DOCS / "locale"
 
 
+# What sphinx-gallery generates in the source folder from each language's own examples (the
+# Chinese build runs them translated: docs/_ext/translated_sources.py). docs/auto_examples holds
+# the English between builds, each other language's waits in _build/generated/<language>.
+PER_LANGUAGE = ("auto_examples", "gen_modules")
+
+
+@contextlib.contextmanager
+def generated_pages(language: str):
+    """The generated gallery of ``language`` in the source folder while it builds."""
+    if language == LANGUAGES[0]:
+        yield
+        return
+    kept = BUILD / "generated"
+    swaps = [(DOCS / name, kept / language / name, kept / LANGUAGES[0] / name)
+             for name in PER_LANGUAGE]  # fmt: skip
+
+    def move(source: Path, target: Path) -> None:
+        shutil.rmtree(target, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.exists():
+            source.rename(target)
+
+    for here, own, first in swaps:
+        move(here, first)
+        move(own, here)
+    try:
+        yield
+    finally:
+        for here, own, first in swaps:
+            move(here, own)
+            move(first, here)
+
+
 def build_site(
     session: nox.Session, python: str, args: list[str], env: dict[str, str] | None = None
 ) -> None:
@@ -166,12 +200,13 @@ def build_site(
     }
     for language in LANGUAGES:
         session.log(f"site in {language} -> {html / language}")
-        session.run(
-            *(python, "-m", "sphinx", "-W", "--keep-going", "-b", "html"),
-            *("-D", f"language={language}", *args, "docs", str(html / language)),
-            env=env,
-            external=True,
-        )
+        with generated_pages(language):
+            session.run(
+                *(python, "-m", "sphinx", "-W", "--keep-going", "-b", "html"),
+                *("-D", f"language={language}", *args, "docs", str(html / language)),
+                env=env,
+                external=True,
+            )
     if (html / LANGUAGES[0] / "index.html").is_file():  # not after --install-only
         shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
 

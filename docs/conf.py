@@ -53,6 +53,7 @@ extensions = [
     "phone_tables",  # tables as cards and break points in inline code, on a phone
     "math_text",  # word subscripts upright; tab titles as text
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
+    "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese
     "package_hash",  # examples and notebooks run again when the package changes
     "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
     "api_reference",  # every public name has a reference page

@@ -13,7 +13,7 @@ the Chinese edition need beyond the catalogs:
   registered here stems Latin words as English, under a name that exists;
 - myst-nb writes its executed notebooks to ``<output folder>/../jupyter_execute``, which for
   ``_build/html/en`` lies inside the published site: both languages write them to
-  ``_build/jupyter_execute`` instead;
+  ``_build/jupyter_execute/<language>`` instead;
 - on Read the Docs each language is its own project (the Chinese one a translation of the
   English one), so the language switcher links to the other project's root.
 """
@@ -56,7 +56,7 @@ def _other_language_on_read_the_docs(app, config) -> None:
 def _notebooks_beside_the_site(app) -> None:
     outdir = Path(app.outdir)
     if outdir.name in LANGUAGE_FOLDERS and hasattr(app.env, "mystnb_config"):
-        folder = outdir.parent.parent / "jupyter_execute"
+        folder = outdir.parent.parent / "jupyter_execute" / outdir.name
         app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
 
 

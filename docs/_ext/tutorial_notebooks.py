@@ -28,11 +28,12 @@ from sphinx.util import docname_join, logging
 
 logger = logging.getLogger(__name__)
 
-DOWNLOAD_LINE = re.compile(r"^\{download\}`Download this page.*?\n\n", re.MULTILINE | re.DOTALL)
+# the page's line that links its own notebook, in any language
+DOWNLOAD_LINE = re.compile(r"^\{download\}`[^`]*<notebooks/[^`]*>`.*?\n\n", re.MULTILINE | re.DOTALL)
 
 
-def write_notebooks(app, config) -> None:
-    """Write each tutorial page as a notebook, tutorial/notebooks/<page>.ipynb, for download.
+def page_notebook(config, page: str) -> str:
+    """A tutorial page (its MyST Markdown) as a notebook's JSON, for download.
 
     The notebook is the page's text and code, unexecuted, without its own download line; each
     page links it with ``{download}``. Its first cell installs what it imports: the gallery's
@@ -99,29 +100,36 @@ def write_notebooks(app, config) -> None:
         parts.append("\n".join(text).strip())
         return [part for part in parts if part], level
 
+    notebook = read_myst_markdown_notebook(DOWNLOAD_LINE.sub("", page))
+    notebook.metadata.pop("file_format", None)
+    cells, level = [], 1
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            for tag in cell.metadata.get("tags", []):
+                for part in hidden.get(tag, ()):
+                    cell.metadata.setdefault("jupyter", {})[part] = True
+            cells.append(cell)
+            continue
+        parts, level = split_dropdowns(markdown(cell.source), level)
+        cells += [nbformat.v4.new_markdown_cell(p, metadata=dict(cell.metadata)) for p in parts]
+    # first, as in the gallery's notebooks: install what it imports (the wheel beside it)
+    install = config.sphinx_gallery_conf["first_notebook_cell"]
+    cells.insert(0, nbformat.v4.new_code_cell(install))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number:03d}"
+    notebook.cells = cells
+    return nbformat.writes(notebook)
+
+
+def write_notebooks(app, config) -> None:
+    """Write each tutorial page as a notebook, tutorial/notebooks/<page>.ipynb, for download
+    (:func:`page_notebook`); each page links its own with ``{download}``. The Chinese build
+    offers the translated page's (``translated_sources``)."""
     tutorial = Path(app.confdir) / "tutorial"
     folder = tutorial / "notebooks"
     folder.mkdir(exist_ok=True)
     for page in sorted(tutorial.glob("[0-9][0-9]_*.md")):
-        notebook = read_myst_markdown_notebook(DOWNLOAD_LINE.sub("", page.read_text()))
-        notebook.metadata.pop("file_format", None)
-        cells, level = [], 1
-        for cell in notebook.cells:
-            if cell.cell_type != "markdown":
-                for tag in cell.metadata.get("tags", []):
-                    for part in hidden.get(tag, ()):
-                        cell.metadata.setdefault("jupyter", {})[part] = True
-                cells.append(cell)
-                continue
-            parts, level = split_dropdowns(markdown(cell.source), level)
-            cells += [nbformat.v4.new_markdown_cell(p, metadata=dict(cell.metadata)) for p in parts]
-        # first, as in the gallery's notebooks: install what it imports (the wheel beside it)
-        install = config.sphinx_gallery_conf["first_notebook_cell"]
-        cells.insert(0, nbformat.v4.new_code_cell(install))
-        for number, cell in enumerate(cells):
-            cell.id = f"cell-{number:03d}"
-        notebook.cells = cells
-        text = nbformat.writes(notebook)
+        text = page_notebook(config, page.read_text())
         target = folder / f"{page.stem}.ipynb"
         if not target.is_file() or target.read_text() != text:
             target.write_text(text)

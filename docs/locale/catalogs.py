@@ -2,9 +2,11 @@
 
 English is the source. Each page has one catalog, ``zh_CN/LC_MESSAGES/<page>.po``, whose
 entries are the page's paragraphs, headings, list items and table cells, and its code blocks
-that have comments with words: such an entry is flagged ``code-block``, and its translation is
-the same code with the comments in Chinese (checked: the code without its comments must equal
-the source's). Printed outputs are never in a catalog. Not translated, so not in any catalog:
+that have comments with words or strings a reader reads (``print("output shape:", ...)``): such
+an entry is flagged ``code-block``, and its translation is the same code with the comments and
+those strings in Chinese (checked: the code without its comments, its strings' text blanked,
+must equal the source's). The Chinese build runs the translated code (``translated_sources``).
+Printed outputs are never in a catalog. Not translated, so not in any catalog:
 
 - the API pages (``reference/generated/``): they are generated from the docstrings (the
   reference's index page, its headings and notes, has a catalog; its tables' one-line
@@ -119,6 +121,8 @@ def build_templates(workdir: Path) -> Path:
 
 CODE_FLAG = "code-block"  # the flag of a code block's entry in a catalog
 COMMENT_WORD = re.compile(r"[A-Za-z]{3,}")  # a comment with words to translate
+# a comment that tells a tool what to do, code in every language: # fmt: skip, # noqa: E501
+TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:)")
 SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
 
 
@@ -168,8 +172,56 @@ def comments(code: str) -> list[str]:
     space or at the start of a line (a shell's)."""
     python = _python_comments(code)
     if python is not None:
-        return [text for *_, text in python]
+        return [text for *_, text in python if not TOOL_DIRECTIVE.match(text)]
     return [m.group(0) for m in SHELL_COMMENT.finditer(code)]
+
+
+def _python_strings(code: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """(start, end, text) of each string literal of Python ``code`` (an f-string's literal
+    parts on Python 3.12 and later, the whole f-string before); none if it is not Python."""
+    import io
+    import tokenize
+
+    kinds = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [(tok.start, tok.end, tok.string) for tok in tokens if tok.type in kinds]
+
+
+FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field, {name:>6.3f}
+
+
+def readable(literal: str) -> bool:
+    """Whether a string literal is text a reader reads (``"output shape:"``, ``f"head {h}"``),
+    not a name or a key (``"cpu"``, ``"mean"``): words, and a space or a colon between them."""
+    text = FIELD.sub(" ", literal.lstrip("rbfuRBFU").strip("\"'"))
+    return bool(COMMENT_WORD.search(text)) and bool(re.search(r"[A-Za-z].*[\s:=]", text))
+
+
+def printed_labels(code: str) -> list[str]:
+    """The string literals of a code block that a reader reads (:func:`readable`); none for a
+    block that is not Python (a printed output)."""
+    import ast
+
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return []
+    return [text for *_, text in _python_strings(code) if readable(text)]
+
+
+def code_of(code: str) -> str:
+    """The code of a block without its comments, and each string literal's text blanked (an
+    f-string keeps its fields): what a translation must leave as it is."""
+    lines = without_comments(code).split("\n")
+    for (row, start), (end_row, end), text in reversed(_python_strings("\n".join(lines))):
+        if row != end_row:  # a string over several lines: keep its first line's start
+            continue
+        fields = "".join(FIELD.findall(text)) if text[:2].lower().count("f") else ""
+        lines[row - 1] = lines[row - 1][:start] + f'"{fields}"' + lines[row - 1][end:]
+    return "\n".join(lines)
 
 
 def without_comments(code: str) -> str:
@@ -228,7 +280,8 @@ def filter_templates(pot_dir: Path, literals: frozenset[str] | set[str] = frozen
         catalog = _read(pot)
         reference = name.startswith("reference/")
         for message in [m for m in catalog if m.id in literals]:
-            if any(COMMENT_WORD.search(c) for c in comments(message.id)):
+            words = any(COMMENT_WORD.search(c) for c in comments(message.id))
+            if words or printed_labels(message.id):
                 message.flags.add(CODE_FLAG)
             else:  # no comment, or only shape tags such as # (B, H, L, D)
                 del catalog[message.id]
@@ -345,12 +398,10 @@ def problems(pot_dir: Path, language: str) -> dict[str, list[str]]:
                 issues.append(f"fuzzy entry: {message.id[:80]!r}")
             elif not message.string:
                 issues.append(f"untranslated entry: {message.id[:80]!r}")
-            elif CODE_FLAG in message.flags and without_comments(message.string) != (
-                without_comments(message.id)
-            ):
+            elif CODE_FLAG in message.flags and code_of(message.string) != code_of(message.id):
                 issues.append(
                     f"the code of a code block differs from the source (translate only its "
-                    f"comments): {message.id[:80]!r}"
+                    f"comments and the text of its strings): {message.id[:80]!r}"
                 )
             elif CODE_FLAG not in message.flags and BLOCK_MARKER.match(message.string):
                 issues.append(

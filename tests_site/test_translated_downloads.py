@@ -1,0 +1,175 @@
+"""The Chinese site's downloads are Chinese files of the same code, and its outputs are Chinese.
+
+The Chinese build translates the gallery's examples and the tutorial's notebooks from the
+catalogs and runs them (``docs/_ext/translated_sources.py``), so a Chinese page shows what its
+Chinese download prints. On the built site:
+
+- every ``.py`` and ``.ipynb`` that the Chinese edition offers (loose or in a zip) has Chinese
+  in at least half of its text cells (a script's docstring and ``# %%`` blocks, a notebook's
+  Markdown cells);
+- each has an English twin of the same name with the same code: their syntax trees are equal
+  once every string's text is blanked (comments are not in the tree);
+- no label that the Chinese code prints (a string with words in a ``print`` call) is English;
+- on the Chinese tutorial pages, at least 90 % of the executed output blocks that have letters
+  have Chinese, and every :mod:`mha.check` report (``✓``/``✗``) on a Chinese page is Chinese.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import json
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+DOCSTRING = re.compile(r'^[rR]?"""(.*?)"""', re.DOTALL)
+TEXT_BLOCK = re.compile(r"^# %%[^\n]*\n((?:#[^\n]*\n)+)", re.MULTILINE)
+MAGIC = re.compile(r"^\s*[%!]")  # the install cell, %pip install ...
+
+
+def downloads(folder: Path) -> dict[str, str]:
+    """Each ``.py`` and ``.ipynb`` a language's edition offers, by name (``zip:member`` for
+    one in a zip): its text."""
+    found = {}
+    for path in sorted((folder / "_downloads").rglob("*")):
+        if path.suffix in (".py", ".ipynb"):
+            found[path.name] = path.read_text(encoding="utf-8")
+        elif path.suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                for name in archive.namelist():
+                    if name.endswith((".py", ".ipynb")):
+                        found[f"{path.name}:{name}"] = archive.read(name).decode("utf-8")
+    return found
+
+
+def text_cells(name: str, content: str) -> list[str]:
+    """What a reader reads of a download besides its code."""
+    if name.endswith(".ipynb"):
+        cells = json.loads(content)["cells"]
+        return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    docstring = DOCSTRING.match(content.lstrip())
+    return [docstring[1]] * bool(docstring) + TEXT_BLOCK.findall(content)
+
+
+def code(name: str, content: str) -> str:
+    """A download's Python code: a script, or a notebook's code cells (not its magics)."""
+    if not name.endswith(".ipynb"):
+        return content
+    cells = json.loads(content)["cells"]
+    sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    return "\n\n".join(s for s in sources if not MAGIC.match(s))
+
+
+def skeleton(source: str) -> str:
+    """The syntax tree with every string's text blanked: what no translation may change."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = ""
+    return ast.dump(tree)
+
+
+def english_labels(source: str) -> Iterator[str]:
+    """The strings of ``print`` calls with an English word and no Chinese: a word of three
+    letters or more that is not a name of the code (``x``, ``Q_heads``, ``torch``, ``True``)."""
+    tree = ast.parse(source)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg | ast.keyword) if n.arg}
+    names |= {"True", "False", "None", "torch", "mha", "dtype", "float32", "cpu", "cuda"}
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print"):
+            continue
+        for node in (n for arg in call.args for n in ast.walk(arg)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words = re.findall(r"[A-Za-z_][A-Za-z_0-9^]*", node.value)
+                english = [w for w in words if len(w) >= 3 and w not in names]
+                if english and not CJK.search(node.value):
+                    yield node.value
+
+
+@pytest.fixture(scope="module")
+def editions(layout) -> tuple[dict[str, str], dict[str, str]]:
+    if "zh_CN" not in layout.languages or "en" not in layout.languages:
+        pytest.skip("this build has not both editions")
+    return downloads(layout.languages["en"]), downloads(layout.languages["zh_CN"])
+
+
+def test_chinese_downloads_are_chinese(editions) -> None:
+    _, chinese = editions
+    assert len(chinese) > 90, "the gallery's scripts and notebooks, the tutorial's, the zips'"
+    english = []
+    for name, content in chinese.items():
+        cells = [c for c in text_cells(name, content) if re.search(r"[A-Za-z]{3}", c)]
+        if not cells or sum(bool(CJK.search(c)) for c in cells) * 2 < len(cells):
+            english.append(name)
+    assert not english, f"{len(english)} of {len(chinese)} Chinese downloads read as English"
+
+
+def test_each_chinese_download_has_the_english_code(editions) -> None:
+    english, chinese = editions
+    assert english.keys() == chinese.keys()
+    differ = [
+        name
+        for name in chinese
+        if skeleton(code(name, chinese[name])) != skeleton(code(name, english[name]))
+    ]
+    assert not differ, f"code other than strings and comments differs: {differ}"
+
+
+def test_the_chinese_code_prints_no_english_label(editions) -> None:
+    _, chinese = editions
+    left = [
+        f"{name}: {label!r}"
+        for name, content in chinese.items()
+        for label in english_labels(code(name, content))
+    ]
+    assert not left, f"{len(left)} English labels printed by Chinese downloads: {left[:8]}"
+
+
+# myst-nb's output of a code cell, and sphinx-gallery's
+OUTPUT = re.compile(
+    r'<div class="(?:output (?:stream|text_plain)|sphx-glr-script-out)[^"]*">\s*'
+    r'<div class="highlight"><pre>(.*?)</pre>',
+    re.DOTALL,
+)
+
+
+def outputs(page: Path) -> list[str]:
+    found = OUTPUT.findall(page.read_text(encoding="utf-8"))
+    return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in found]
+
+
+def test_chinese_tutorial_outputs_are_chinese(layout) -> None:
+    if "zh_CN" not in layout.languages:
+        pytest.skip("this build has no Chinese edition")
+    pages = sorted((layout.languages["zh_CN"] / "tutorial").glob("[0-9][0-9]_*.html"))
+    blocks = [block for page in pages for block in outputs(page)]
+    worded = [block for block in blocks if re.search(r"[A-Za-z]{2}", block)]
+    chinese = [block for block in worded if CJK.search(block)]
+    assert len(worded) > 30, f"{len(worded)} output blocks with letters on the tutorial pages"
+    share = len(chinese) / len(worded)
+    assert share >= 0.9, (
+        f"{len(chinese)} of {len(worded)} output blocks ({share:.0%}) have Chinese; English: "
+        f"{[b[:60] for b in worded if not CJK.search(b)][:6]}"
+    )
+
+
+def test_every_check_report_on_a_chinese_page_is_chinese(layout) -> None:
+    if "zh_CN" not in layout.languages:
+        pytest.skip("this build has no Chinese edition")
+    reports, english = 0, []
+    for page in sorted(layout.languages["zh_CN"].rglob("*.html")):
+        for block in outputs(page):
+            for line in block.splitlines():
+                if line.lstrip().startswith(("✓", "✗")):
+                    reports += 1
+                    if not CJK.search(line):
+                        english.append(f"{page.name}: {line[:70]}")
+    assert reports >= 5, f"{reports} mha.check reports found on the Chinese pages"
+    assert not english, f"English check reports on Chinese pages: {english}"
