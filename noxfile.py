@@ -216,8 +216,9 @@ def docs(session: nox.Session) -> None:
     """Build the site in English and Chinese into docs/_build/html/{en,zh_CN} (warnings are errors).
 
     English builds first and executes the examples and notebooks (Sphinx on every core, two
-    notebooks at a time on two cores, torch on one thread in each); the Chinese build reuses
-    their outputs (unchanged examples and cached notebooks do not run again). An example or
+    notebooks at a time on two cores, torch on one thread in each); the Chinese build runs them
+    translated (docs/_ext/translated_sources.py), each edition keeping its own generated gallery
+    (unchanged examples and cached notebooks do not run again). An example or
     notebook re-runs when its file or the package's sources change (the build compares a hash
     of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
     ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
@@ -347,7 +348,8 @@ def downloads(session: nox.Session) -> None:
     (read from the tutorial's index: ``python -m pip install mha-<version>-py3-none-any.whl
     matplotlib``, PyTorch coming with the wheel), Jupyter's kernel beside it. Then each gallery
     example runs as its ``.py`` and each tutorial page as its ``.ipynb`` (whose first cell runs
-    that command again), in an empty folder with the wheel saved beside it; the gallery's
+    that command again), in an empty folder with the wheel saved beside it, the English and the
+    Chinese edition's in turn, and a script's page shows what it printed; the gallery's
     ``.ipynb`` is checked to hold the script's code cell by cell. One script per core, torch on
     one thread each. pip's constraint pins torch to this machine's CPU wheel (TORCH_CPU), as in
     every session, where the reader's pip would pick their own build.

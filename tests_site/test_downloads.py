@@ -5,7 +5,11 @@ copied into an empty folder outside the repository, with the site's wheel of the
 beside it, and executed there (a notebook twice in one kernel, as a reader who runs its cells
 again; its first cell installs the wheel). ``nox -s downloads`` has installed the wheel in a
 fresh environment with the command the site prints, not from the source tree: a script that
-needs a file from the repository fails here.
+needs a file from the repository fails here. A script's output is what its page shows: each
+output block of the page, numbers aside (timings differ), is in what the script printed.
+
+Each example and each notebook runs once, the English and the Chinese edition's in turn (half
+of each): the two editions' files have the same code (``test_translated_downloads.py``).
 
 The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
 ``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which
@@ -14,6 +18,7 @@ the site's build executes).
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -32,13 +37,23 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 300
 
 
-def _downloads(layout, suffix: str, prefix: str = "plot_*") -> list[Path]:
-    return sorted((layout.main / "_downloads").rglob(f"{prefix}{suffix}"), key=lambda p: p.name)
+def _downloads(layout, suffix: str, prefix: str = "plot_*", language: str = "") -> list[Path]:
+    folder = layout.languages.get(language, layout.main) / "_downloads"
+    return sorted(folder.rglob(f"{prefix}{suffix}"), key=lambda p: p.name)
 
 
-def _tutorial_notebooks(layout) -> list[Path]:
+def _tutorial_notebooks(layout, language: str = "") -> list[Path]:
     """The tutorial pages' notebooks: ``01_one_head_to_many.ipynb``, ..."""
-    return _downloads(layout, ".ipynb", prefix="[0-9][0-9]_*")
+    return _downloads(layout, ".ipynb", prefix="[0-9][0-9]_*", language=language)
+
+
+def _in_turn(layout, find) -> list[Path]:
+    """Each file once: the first from the first language's edition, the next from the
+    second's, and so on (the one edition of a one-language build)."""
+    languages = list(layout.languages) or [""]
+    editions = [find(layout, language) for language in languages]
+    assert len({tuple(p.name for p in paths) for paths in editions}) == 1, "editions differ"
+    return [editions[i % len(editions)][i] for i in range(len(editions[0]))]
 
 
 def _wheel(layout) -> Path:
@@ -59,13 +74,25 @@ def _ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
 
 
+def _language_ids(layout, paths: list[Path]) -> list[str]:
+    folders = {folder: name for name, folder in layout.languages.items()}
+    return [f"{folders.get(p.parents[2], '')}-{p.name}".lstrip("-") for p in paths]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``script``: each gallery .py; ``gallery_notebook``: each gallery .ipynb;
     ``notebook``: each tutorial page's .ipynb."""
     kinds = {
-        "script": lambda layout: _downloads(layout, ".py"),
-        "gallery_notebook": lambda layout: _downloads(layout, ".ipynb"),
-        "notebook": _tutorial_notebooks,
+        "script": lambda layout: _in_turn(
+            layout, lambda lo, la: _downloads(lo, ".py", language=la)
+        ),
+        "gallery_notebook": lambda layout: [
+            path
+            for language in layout.languages or [""]
+            for path in _downloads(layout, ".ipynb", language=language)
+        ],
+        "notebook": lambda layout: _in_turn(layout, _tutorial_notebooks),
+        "english_notebook": _tutorial_notebooks,
     }
     for name, find in kinds.items():
         if name in metafunc.fixturenames:
@@ -74,8 +101,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             site = _site_path(metafunc.config)
             if not (site / "index.html").is_file():
                 raise pytest.UsageError(f"no built site at {site}: run nox -s docs first")
-            paths = find(detect_layout(site))
-            metafunc.parametrize(name, paths, ids=_ids(paths))
+            layout = detect_layout(site)
+            paths = find(layout)
+            metafunc.parametrize(name, paths, ids=_language_ids(layout, paths))
 
 
 @pytest.fixture
@@ -107,20 +135,41 @@ def test_the_package_comes_from_the_install(reader_dir: Path) -> None:
 def test_every_example_is_offered(layout) -> None:
     gallery = sorted(p.name for p in (ROOT / "gallery").rglob("plot_*.py"))
     assert gallery, "no gallery scripts found"
-    assert _ids(_downloads(layout, ".py")) == gallery
-    assert _ids(_downloads(layout, ".ipynb")) == [n.replace(".py", ".ipynb") for n in gallery]
+    for language in layout.languages or [""]:
+        assert _ids(_downloads(layout, ".py", language=language)) == gallery
+        notebooks = _ids(_downloads(layout, ".ipynb", language=language))
+        assert notebooks == [n.replace(".py", ".ipynb") for n in gallery]
 
 
 def test_every_tutorial_page_is_offered(layout) -> None:
     pages = sorted(p.stem for p in (ROOT / "docs" / "tutorial").glob("[0-9][0-9]_*.md"))
     assert pages, "no tutorial pages found"
-    assert [p.stem for p in _tutorial_notebooks(layout)] == pages
-    for page in pages:  # and each page links its notebook
-        html = (layout.main / "tutorial" / f"{page}.html").read_text()
-        assert f"{page}.ipynb" in html, f"tutorial/{page}.html does not link its notebook"
+    for language, folder in (layout.languages or {"": layout.main}).items():
+        assert [p.stem for p in _tutorial_notebooks(layout, language)] == pages
+        for page in pages:  # and each page links its notebook
+            html = (folder / "tutorial" / f"{page}.html").read_text()
+            assert f"{page}.ipynb" in html, f"{language}/tutorial/{page}.html lacks its notebook"
 
 
-def test_script_runs_standalone(script: Path, reader_dir: Path) -> None:
+# sphinx-gallery's output blocks on an example's page
+OUTPUT = re.compile(r'<div class="sphx-glr-script-out[^"]*">\s*<div class="highlight"><pre>(.*?)</pre>',
+                    re.DOTALL)  # fmt: skip
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def _page_outputs(layout, script: Path) -> list[str]:
+    """The output blocks of the script's page in its edition, numbers masked, spaces collapsed."""
+    edition = next((f for f in layout.languages.values() if f in script.parents), layout.main)
+    (page,) = edition.glob(f"auto_examples/*/{script.stem}.html")
+    blocks = OUTPUT.findall(page.read_text(encoding="utf-8"))
+    return [_masked(html.unescape(re.sub(r"<[^>]+>", "", block))) for block in blocks]
+
+
+def _masked(text: str) -> str:
+    return " ".join(NUMBER.sub("#", text).split())
+
+
+def test_script_runs_standalone(layout, script: Path, reader_dir: Path) -> None:
     local = shutil.copy(script, reader_dir / script.name)
     result = subprocess.run(
         [sys.executable, local],
@@ -134,6 +183,10 @@ def test_script_runs_standalone(script: Path, reader_dir: Path) -> None:
     assert result.returncode == 0, (
         f"{script.name} failed:\n{result.stdout[-2000:]}\n{result.stderr}"
     )
+    printed = _masked(result.stdout + result.stderr)
+    shown = _page_outputs(layout, script)
+    missing = [block[:80] for block in shown if block not in printed]
+    assert not missing, f"{script.name}: its page shows what it does not print: {missing}"
     leftovers = sorted(p.name for p in reader_dir.iterdir() if p.name != script.name)
     assert not leftovers, f"{script.name} wrote files into the reader's folder: {leftovers}"
 
@@ -258,9 +311,10 @@ def _page_cell_tags(page: str) -> list[list[str]]:
     return tags
 
 
-def test_tutorial_notebook_holds_its_page(layout, notebook: Path) -> None:
+def test_tutorial_notebook_holds_its_page(layout, english_notebook: Path) -> None:
     """Each tutorial notebook has its page's code cells, in order (the page runs in the build),
     each with the page's tags (a folded answer stays folded, and in its place)."""
+    notebook = english_notebook  # the Chinese one's code: test_translated_downloads.py
     page = ROOT / "docs" / "tutorial" / f"{notebook.stem}.md"
     text = page.read_text(encoding="utf-8")
     expected = _page_cells(text)
@@ -279,10 +333,11 @@ def test_tutorial_notebook_holds_its_page(layout, notebook: Path) -> None:
 DROPDOWN = re.compile(r"^(:{3,}|`{3,})\{dropdown\}[ \t]*(.*?)\s*$", re.MULTILINE)
 
 
-def test_tutorial_notebook_answers_come_after_the_try(notebook: Path) -> None:
+def test_tutorial_notebook_answers_come_after_the_try(english_notebook: Path) -> None:
     """Try first, then see: each ``{dropdown}`` of a page (an answer, folded) is a Markdown cell
     of its own in the notebook, headed by its title; one placed right after a code cell on the
     page (the reader's try) comes right after that cell. No dropdown is left as MyST text."""
+    notebook = english_notebook  # the Chinese one's code: test_translated_downloads.py
     page = ROOT / "docs" / "tutorial" / f"{notebook.stem}.md"
     text = page.read_text(encoding="utf-8")
     cells = nbformat.read(notebook, as_version=4).cells

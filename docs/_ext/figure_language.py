@@ -2,8 +2,10 @@
 ``benchmarks/bench.py``) is drawn again with its labels translated, and each edition serves
 its own.
 
-The gallery's examples run once, in the English build; their figures carry English titles,
-axis labels, legends and annotations. A Chinese page showing them would teach in two
+The gallery's examples draw their figures with English titles,
+axis labels, legends and annotations, in either edition's build (the Chinese build runs the
+examples with their printed labels translated, not their figures'). A Chinese page showing
+them would teach in two
 languages at once. So the gallery's scraper (``phone_figures.scraper``) hands every figure it
 saves to :func:`save_translations`, which, for each language of :data:`LANGUAGES`:
 

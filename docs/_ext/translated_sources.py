@@ -248,7 +248,7 @@ def _tutorial_notebooks(app, exception) -> None:
     downloads = Path(app.outdir) / "_downloads"
     for found, (_, dest) in app.env.dlfiles.items():
         name = Path(found).name
-        if not Path(found).parent.name == "notebooks" or not name.endswith(".ipynb"):
+        if Path(found).parent.name != "notebooks" or not name.endswith(".ipynb"):
             continue
         page = Path(app.srcdir) / "tutorial" / name.replace(".ipynb", ".md")
         text, code = messages(language, f"tutorial/{page.stem}")
@@ -261,4 +261,3 @@ def setup(app):
     app.connect("source-read", _code_cells)
     app.connect("build-finished", _tutorial_notebooks, priority=400)  # before plain_links
     return {"parallel_read_safe": True, "parallel_write_safe": True}
-

@@ -29,7 +29,9 @@ from sphinx.util import docname_join, logging
 logger = logging.getLogger(__name__)
 
 # the page's line that links its own notebook, in any language
-DOWNLOAD_LINE = re.compile(r"^\{download\}`[^`]*<notebooks/[^`]*>`.*?\n\n", re.MULTILINE | re.DOTALL)
+DOWNLOAD_LINE = re.compile(
+    r"^\{download\}`[^`]*<notebooks/[^`]*>`.*?\n\n", re.MULTILINE | re.DOTALL
+)
 
 
 def page_notebook(config, page: str) -> str:

@@ -121,7 +121,7 @@ def build_templates(workdir: Path) -> Path:
 
 CODE_FLAG = "code-block"  # the flag of a code block's entry in a catalog
 COMMENT_WORD = re.compile(r"[A-Za-z]{3,}")  # a comment with words to translate
-# a comment that tells a tool what to do, code in every language: # fmt: skip, # noqa: E501
+# a comment that tells a tool what to do (fmt: skip, noqa, type: ignore): code, in any language
 TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:)")
 SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
 
@@ -201,15 +201,29 @@ def readable(literal: str) -> bool:
 
 
 def printed_labels(code: str) -> list[str]:
-    """The string literals of a code block that a reader reads (:func:`readable`); none for a
-    block that is not Python (a printed output)."""
+    """The string literals of a code block that a reader reads: :func:`readable` ones, and
+    any with a word in a ``print`` call (``print("scores", ...)``); none for a block that is
+    not Python (a printed output)."""
     import ast
 
     try:
-        ast.parse(code)
+        tree = ast.parse(code)
     except SyntaxError:
         return []
-    return [text for *_, text in _python_strings(code) if readable(text)]
+    lines = code.split("\n")
+    printed = {  # (line, column in characters) of each string a print call prints
+        (n.lineno, len(lines[n.lineno - 1].encode()[: n.col_offset].decode()))
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print"
+        for n in call.args
+        if isinstance(n, ast.JoinedStr)
+        or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+    }
+    return [
+        text
+        for start, _, text in _python_strings(code)
+        if readable(text) or (start in printed and COMMENT_WORD.search(FIELD.sub(" ", text)))
+    ]
 
 
 def code_of(code: str) -> str:
