@@ -62,12 +62,35 @@ def _wheel(layout) -> Path:
     return wheel
 
 
-def _install_cell(layout) -> str:
-    """A notebook's first cell: the command the site prints, as IPython's ``%pip``."""
+def _install_cell(layout, language: str = "") -> str:
+    """A notebook's first cell: the command the site prints, as IPython's ``%pip``; in an
+    edition other than English, then the package's language (``%env MHA_LANG=zh_CN``)."""
     html = (layout.main / "tutorial" / "index.html").read_text(encoding="utf-8")
     command, _ = install_line(html)
     assert command.startswith("python -m pip install ") and _wheel(layout).name in command
-    return "%" + command.removeprefix("python -m ")
+    switch = f"\n%env MHA_LANG={language}" if language not in ("", "en") else ""
+    return "%" + command.removeprefix("python -m ") + switch
+
+
+def _edition(layout, path: Path) -> str:
+    """The language of the edition that offers ``path`` ("" for a one-language build)."""
+    return next((name for name, f in layout.languages.items() if f in path.parents), "")
+
+
+LANGUAGE_SWITCH = re.compile(r"MHA_LANG=(\w+)")
+
+
+def _script_env(layout, script: Path) -> dict[str, str]:
+    """The environment a reader runs the script in, as its page says: the package's language
+    set where the page asks for it (``MHA_LANG=zh_CN python ...``), else none."""
+    env = _env()
+    language = _edition(layout, script)
+    if language not in ("", "en"):
+        (page,) = layout.languages[language].glob(f"auto_examples/*/{script.stem}.html")
+        found = LANGUAGE_SWITCH.search(page.read_text(encoding="utf-8"))
+        assert found and found[1] == language, f"{page} does not say to set MHA_LANG"
+        env["MHA_LANG"] = found[1]
+    return env
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -75,8 +98,7 @@ def _ids(paths: list[Path]) -> list[str]:
 
 
 def _language_ids(layout, paths: list[Path]) -> list[str]:
-    folders = {folder: name for name, folder in layout.languages.items()}
-    return [f"{folders.get(p.parents[2], '')}-{p.name}".lstrip("-") for p in paths]
+    return [f"{_edition(layout, p)}-{p.name}".lstrip("-") for p in paths]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -114,7 +136,8 @@ def reader_dir(tmp_path: Path) -> Path:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # a reader's environment: no PYTHONPATH, no language chosen for the package
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MHA_LANG")}
     env["MPLBACKEND"] = "Agg"
     return env
 
@@ -174,7 +197,7 @@ def test_script_runs_standalone(layout, script: Path, reader_dir: Path) -> None:
     result = subprocess.run(
         [sys.executable, local],
         cwd=reader_dir,
-        env=_env(),
+        env=_script_env(layout, script),
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
@@ -206,7 +229,7 @@ def test_notebook_runs_standalone(layout, notebook: Path, reader_dir: Path) -> N
     local = shutil.copy(notebook, reader_dir / notebook.name)
     shutil.copy(_wheel(layout), reader_dir)  # saved beside it: the first cell installs it
     nb = nbformat.read(local, as_version=4)
-    assert nb.cells[0].source == _install_cell(layout)
+    assert nb.cells[0].source == _install_cell(layout, _edition(layout, notebook))
     client = nbclient.NotebookClient(
         nb,
         timeout=TIMEOUT_S,
@@ -271,11 +294,12 @@ def _notebook_code(notebook: Path) -> list[str]:
 
 def test_gallery_notebook_holds_the_script(layout, gallery_notebook: Path) -> None:
     """The example's .ipynb has its .py's code, cell for cell (the .py runs above)."""
-    scripts = _downloads(layout, ".py", prefix=gallery_notebook.stem)
+    language = _edition(layout, gallery_notebook)
+    scripts = _downloads(layout, ".py", prefix=gallery_notebook.stem, language=language)
     assert len(scripts) == 1, f"{gallery_notebook.stem}.py offered {len(scripts)} times"
     expected = _script_cells(scripts[0].read_text(encoding="utf-8"))
     assert expected, f"{scripts[0].name} has no code"
-    assert _notebook_code(gallery_notebook) == [_install_cell(layout), *expected]
+    assert _notebook_code(gallery_notebook) == [_install_cell(layout, language), *expected]
 
 
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)

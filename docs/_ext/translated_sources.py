@@ -12,7 +12,9 @@ and runs them.
   that nothing else differs; ``tests_site/test_translated_downloads.py`` that the two files'
   syntax trees are equal once strings and comments are removed).
 - **The package's own text** (:mod:`mha.check` reports, shape tables) follows ``MHA_LANG``,
-  which the build sets to the page's language for the examples and the notebooks' kernels.
+  which the build sets to the page's language for the examples and the notebooks' kernels; a
+  Chinese notebook's first cell sets it (``%env MHA_LANG=zh_CN``), and each Chinese example's
+  page tells the reader to set it when running the script.
 
 What the Chinese build runs:
 
@@ -64,18 +66,20 @@ LEAD = r"(?:[ \t]*:[\w-]+:[ \t]+|[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ 
 UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:.])\1*$")
 
 
-def translate_text(text: str, entries: dict[str, str]) -> str:
+def translate_text(text: str, entries: dict[str, str], underlines: bool = True) -> str:
     """``text`` (reStructuredText or Markdown) with each entry's text as its translation.
 
     An entry matches only a whole paragraph, heading, list item or table cell: from the start
     of a line (after its markers) to the end of a line or a table cell, its words separated
-    by any spaces and line breaks. Longer entries first. A reST title's underline grows with
-    its translated title (a Chinese character is two columns wide).
+    by any spaces and line breaks. Longer entries first. With ``underlines`` (reST), a title's
+    underline grows with its translated title (a Chinese character is two columns wide).
     """
     for msgid in sorted(entries, key=len, reverse=True):
         words = r"\s+".join(re.escape(word) for word in msgid.split())
         pattern = re.compile(rf"(?m)^({LEAD})({words})(?=[ \t]*(?:\||$))")
         text = pattern.sub(lambda m, msgstr=entries[msgid]: m[1] + msgstr, text)
+    if not underlines:
+        return text
     lines = text.split("\n")
     for number in range(1, len(lines)):
         title, line = lines[number - 1], lines[number]
@@ -173,7 +177,7 @@ def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str,
 
     def flush_text() -> None:
         joined = "\n".join(chunk)
-        out.append(translate_text(joined, text) if text is not None else joined)
+        out.append(translate_text(joined, text, underlines=False) if text is not None else joined)
         chunk.clear()
 
     directives: list[str] = []  # the fences of the directives open here
@@ -235,7 +239,10 @@ def _language_and_gallery(app, config) -> None:
     target = Path(app.outdir).parent.parent / "gallery" / language  # _build/gallery/<language>
     translate_gallery(language, target)
     examples = os.path.relpath(target, app.srcdir)
-    config.sphinx_gallery_conf = {**config.sphinx_gallery_conf, "examples_dirs": examples}
+    gallery = config.sphinx_gallery_conf
+    # a notebook's first cell also sets the package's language, as the page says for a script
+    first = f"{gallery['first_notebook_cell']}\n%env MHA_LANG={language}"
+    config.sphinx_gallery_conf = {**gallery, "examples_dirs": examples, "first_notebook_cell": first}
 
 
 def _tutorial_notebooks(app, exception) -> None:
