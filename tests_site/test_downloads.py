@@ -1,6 +1,6 @@
-"""Every gallery and tutorial download runs on its own, as a reader would run it.
+"""The gallery's and the tutorial's downloads run on their own, as a reader would run them.
 
-Each gallery example's ``.py`` and each tutorial page's ``.ipynb`` offered on the built site is
+A gallery example's ``.py`` and a tutorial page's ``.ipynb`` offered on the built site is
 copied into an empty folder outside the repository, with the site's wheel of the package saved
 beside it, and executed there (a notebook twice in one kernel, as a reader who runs its cells
 again; its first cell installs the wheel). ``nox -s downloads`` has installed the wheel in a
@@ -8,8 +8,11 @@ fresh environment with the command the site prints, not from the source tree: a 
 needs a file from the repository fails here. A script's output is what its page shows: each
 output block of the page, numbers aside (timings differ), is in what the script printed.
 
-Each example and each notebook runs once, the English and the Chinese edition's in turn (half
-of each): the two editions' files have the same code (``test_translated_downloads.py``).
+The files run are a sample, the same in each edition: three examples (one that prints a
+shape table, one a :mod:`mha.check` report) and two tutorial notebooks (both with reports).
+Every example and notebook runs in each edition's build, and every download imports only what
+the printed command installs (``test_translated_downloads.py``, with the check that the two
+editions' files have the same code).
 
 The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
 ``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which
@@ -47,13 +50,19 @@ def _tutorial_notebooks(layout, language: str = "") -> list[Path]:
     return _downloads(layout, ".ipynb", prefix="[0-9][0-9]_*", language=language)
 
 
-def _in_turn(layout, find) -> list[Path]:
-    """Each file once: the first from the first language's edition, the next from the
-    second's, and so on (the one edition of a one-language build)."""
-    languages = list(layout.languages) or [""]
-    editions = [find(layout, language) for language in languages]
-    assert len({tuple(p.name for p in paths) for paths in editions}) == 1, "editions differ"
-    return [editions[i % len(editions)][i] for i in range(len(editions[0]))]
+# the sample run in each edition
+SCRIPTS = ("plot_01_inputs.py", "plot_02_shape_flow.py", "plot_01_eight_to_four_heads.py")
+NOTEBOOKS = ("04_exercise.ipynb", "05_errors.ipynb")
+
+
+def _sample(layout, find, names: tuple[str, ...]) -> list[Path]:
+    """The files named ``names`` of each edition (the one edition of a one-language build)."""
+    found = []
+    for language in layout.languages or [""]:
+        paths = {p.name: p for p in find(layout, language)}
+        assert set(names) <= paths.keys(), f"{language}: {set(names) - paths.keys()} not offered"
+        found += [paths[name] for name in names]
+    return found
 
 
 def _wheel(layout) -> Path:
@@ -87,7 +96,8 @@ def _script_env(layout, script: Path) -> dict[str, str]:
     language = _edition(layout, script)
     if language not in ("", "en"):
         (page,) = layout.languages[language].glob(f"auto_examples/*/{script.stem}.html")
-        found = LANGUAGE_SWITCH.search(page.read_text(encoding="utf-8"))
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))  # <wbr/> in code
+        found = LANGUAGE_SWITCH.search(text)
         assert found and found[1] == language, f"{page} does not say to set MHA_LANG"
         env["MHA_LANG"] = found[1]
     return env
@@ -105,15 +115,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``script``: each gallery .py; ``gallery_notebook``: each gallery .ipynb;
     ``notebook``: each tutorial page's .ipynb."""
     kinds = {
-        "script": lambda layout: _in_turn(
-            layout, lambda lo, la: _downloads(lo, ".py", language=la)
+        "script": lambda layout: _sample(
+            layout, lambda lo, la: _downloads(lo, ".py", language=la), SCRIPTS
         ),
         "gallery_notebook": lambda layout: [
             path
             for language in layout.languages or [""]
             for path in _downloads(layout, ".ipynb", language=language)
         ],
-        "notebook": lambda layout: _in_turn(layout, _tutorial_notebooks),
+        "notebook": lambda layout: _sample(layout, _tutorial_notebooks, NOTEBOOKS),
         "english_notebook": _tutorial_notebooks,
     }
     for name, find in kinds.items():

@@ -20,6 +20,7 @@ import ast
 import html
 import json
 import re
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -194,3 +195,35 @@ def test_every_check_report_on_a_chinese_page_is_chinese(layout) -> None:
     assert len(chinese) == len(english)
     left = [line[:80] for line in chinese if not CJK.search(line)]
     assert not left, f"English check reports on Chinese pages: {left}"
+
+
+# what the command the site prints installs (mha, PyTorch with it, matplotlib and numpy)
+INSTALLED = {"mha", "torch", "matplotlib", "numpy"}
+READS_A_FILE = {"open", "read_text", "read_bytes", "load", "loadtxt", "imread"}
+
+
+def test_every_download_needs_only_what_the_site_installs(layout) -> None:
+    """Each download, in either edition, imports only the installed packages and Python's own
+    modules, and reads no file: it runs in a reader's empty folder (``nox -s downloads`` runs
+    a sample there; each edition's build runs every one)."""
+    problems, count = [], 0
+    for folder in layout.languages.values() or [layout.main]:
+        for name, content in downloads(folder).items():
+            count += 1
+            tree = ast.parse(code(name, content))
+            for node in ast.walk(tree):
+                modules = []
+                if isinstance(node, ast.Import):
+                    modules = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    modules = [node.module or ""]
+                for module in modules:
+                    top = module.split(".")[0]
+                    if top not in INSTALLED and top not in sys.stdlib_module_names:
+                        problems.append(f"{name} imports {module}")
+                if isinstance(node, ast.Call):
+                    called = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                    if called in READS_A_FILE and not (called == "load" and node.args == []):
+                        problems.append(f"{name} calls {called}(), line {node.lineno}")
+    assert count > 90
+    assert not problems, problems[:10]

@@ -242,7 +242,11 @@ def _language_and_gallery(app, config) -> None:
     gallery = config.sphinx_gallery_conf
     # a notebook's first cell also sets the package's language, as the page says for a script
     first = f"{gallery['first_notebook_cell']}\n%env MHA_LANG={language}"
-    config.sphinx_gallery_conf = {**gallery, "examples_dirs": examples, "first_notebook_cell": first}
+    config.sphinx_gallery_conf = {
+        **gallery,
+        "examples_dirs": examples,
+        "first_notebook_cell": first,
+    }
 
 
 def _tutorial_notebooks(app, exception) -> None:
