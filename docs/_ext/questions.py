@@ -162,7 +162,7 @@ def markdown(text: str) -> str:
             lines = found["body"].strip().splitlines()
             correct = bool(lines) and lines[0].strip() == ":correct:"
             explanation = "\n".join(lines[1:] if correct else lines).strip()
-            verdict = RIGHT if correct else WRONG
+            verdict = _(RIGHT) if correct else _(WRONG)  # the page's language, as on the page
             label = re.sub(r"`([^`]+)`", r"<code>\1</code>", found["label"].strip())  # in HTML
             parts.append(
                 f"<details><summary>{letter}. {label}</summary>\n\n"
