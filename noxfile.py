@@ -341,16 +341,18 @@ READER_TOOLS = ("ipykernel", "nbclient", "nbformat", "pytest", "pytest-xdist")
 
 @nox.session(venv_backend="none")
 def downloads(session: nox.Session) -> None:
-    """Run every download of the site in an empty folder, as a reader would, each once.
+    """Run downloads of the site in an empty folder, as a reader would, in each language.
 
     Run ``nox -s docs`` first. As a reader who has only the site: a fresh virtual environment,
     the package's wheel taken from the built site and installed by the command the site prints
     (read from the tutorial's index: ``python -m pip install mha-<version>-py3-none-any.whl
-    matplotlib``, PyTorch coming with the wheel), Jupyter's kernel beside it. Then each gallery
-    example runs as its ``.py`` and each tutorial page as its ``.ipynb`` (whose first cell runs
-    that command again), in an empty folder with the wheel saved beside it, the English and the
-    Chinese edition's in turn, and a script's page shows what it printed; the gallery's
-    ``.ipynb`` is checked to hold the script's code cell by cell. One script per core, torch on
+    matplotlib``, PyTorch coming with the wheel), Jupyter's kernel beside it. Then, in each
+    edition, three gallery examples run as their ``.py`` (the Chinese ones with the language
+    their page asks for, ``MHA_LANG=zh_CN``) and two tutorial pages as their ``.ipynb`` (whose
+    first cell runs that command again), in an empty folder with the wheel saved beside it; a
+    script's page shows what it printed. Every gallery ``.ipynb`` is checked to hold its
+    script's code cell by cell (each edition's build runs every example and notebook, and
+    ``nox -s browser`` checks what each download imports). One script per core, torch on
     one thread each. pip's constraint pins torch to this machine's CPU wheel (TORCH_CPU), as in
     every session, where the reader's pip would pick their own build.
     """

@@ -1,9 +1,10 @@
-"""Both editions show the same code; the Chinese one with Chinese comments.
+"""Both editions show the same code; the Chinese one with Chinese comments and labels.
 
-A Chinese page's code blocks come from its catalog, where only their comments are translated
-(docs/locale/catalogs.py, ``code-block`` entries). Read from the built pages: every code block
-of every Chinese page, its comments removed, equals the English page's block, and the Chinese
-comments are there.
+A Chinese page's code blocks come from its catalog, where only their comments and the text of
+their strings are translated (docs/locale/catalogs.py, ``code-block`` entries). Read from the
+built pages: every code block of every Chinese page, its comments and strings removed, equals
+the English page's block, and the Chinese comments are there. Printed outputs are not code:
+each edition shows what its own code printed (``test_translated_downloads.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import pytest
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 COMMENT_CLASSES = {"c", "c1", "ch", "cm", "cs", "cp", "cpf"}  # Pygments' comment tokens
+# Pygments' string tokens (an f-string's fields, "si" and what they hold, stay code)
+STRING_CLASSES = {"s", "s1", "s2", "sa", "sb", "sc", "sd", "sh", "sx", "dl", "se"}
+OUTPUT_CLASSES = {"cell_output", "sphx-glr-script-out"}  # myst-nb's and sphinx-gallery's
 
 
 class _CodeBlocks(HTMLParser):
@@ -26,19 +30,26 @@ class _CodeBlocks(HTMLParser):
         self.blocks: list[str] = []
         self.comments: list[str] = []
         self._pre = 0
-        self._spans: list[bool] = []  # for each open span: is it a comment?
+        self._spans: list[str] = []  # for each open span: "comment", "string" or ""
+        self._divs: list[bool] = []  # for each open div: does it hold an output?
         self._text: list[str] = []
 
     def handle_starttag(self, tag, attrs) -> None:
-        if tag == "pre":
+        classes = set((dict(attrs).get("class") or "").split())
+        if tag == "div":
+            self._divs.append(bool(classes & OUTPUT_CLASSES))
+        elif tag == "pre" and not any(self._divs):
             self._pre += 1
             self._text = []
         elif tag == "span" and self._pre:
-            classes = set((dict(attrs).get("class") or "").split())
-            self._spans.append(bool(classes & COMMENT_CLASSES) or self._in_comment())
+            kind = "comment" if classes & COMMENT_CLASSES else ""
+            kind = kind or ("string" if classes & STRING_CLASSES else "")
+            self._spans.append(kind or (self._spans[-1] if self._spans else ""))
 
     def handle_endtag(self, tag) -> None:
-        if tag == "pre" and self._pre:
+        if tag == "div" and self._divs:
+            self._divs.pop()
+        elif tag == "pre" and self._pre:
             self._pre -= 1
             lines = [line.rstrip() for line in "".join(self._text).split("\n")]
             self.blocks.append("\n".join(line for line in lines if line.strip()))
@@ -48,13 +59,11 @@ class _CodeBlocks(HTMLParser):
     def handle_data(self, data) -> None:
         if not self._pre:
             return
-        if self._in_comment():
+        kind = self._spans[-1] if self._spans else ""
+        if kind == "comment":
             self.comments.append(data)
-        else:
+        elif kind == "":
             self._text.append(data)
-
-    def _in_comment(self) -> bool:
-        return bool(self._spans) and self._spans[-1]
 
 
 def _code(page: Path) -> _CodeBlocks:
