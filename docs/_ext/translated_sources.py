@@ -236,7 +236,7 @@ def _language_and_gallery(app, config) -> None:
     os.environ["MHA_LANG"] = language  # sphinx-gallery's runs and myst-nb's kernels inherit it
     if language == "en":
         return
-    target = Path(app.outdir).parent.parent / "gallery" / language  # _build/gallery/<language>
+    target = DOCS / "_build" / "gallery" / language  # beside any output folder, never in it
     translate_gallery(language, target)
     examples = os.path.relpath(target, app.srcdir)
     gallery = config.sphinx_gallery_conf
