@@ -6,6 +6,7 @@ what it found wrong: an empty list when the page is right.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -362,3 +363,17 @@ def install_line(html: str) -> tuple[str, str] | None:
     command = " ".join(re.sub(r"<[^>]+>", "", found["code"]).split())
     link = WHEEL_LINK.search(found["code"])
     return command, link["href"] if link else ""
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character
+# an executed output block: myst-nb's (a notebook cell's) and sphinx-gallery's (an example's)
+OUTPUT = re.compile(
+    r'<div class="(?:output (?:stream|text_plain)|sphx-glr-script-out)[^"]*">\s*'
+    r'<div class="highlight"><pre>(.*?)</pre>',
+    re.DOTALL,
+)
+
+
+def output_blocks(page_html: str) -> list[str]:
+    """The text of each executed output a page shows, in order."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in OUTPUT.findall(page_html)]

@@ -9,13 +9,12 @@ each edition shows what its own code printed (``test_translated_downloads.py``).
 
 from __future__ import annotations
 
-import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from pagechecks import CJK
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 COMMENT_CLASSES = {"c", "c1", "ch", "cm", "cs", "cp", "cpf"}  # Pygments' comment tokens
 # Pygments' string tokens (an f-string's fields, "si" and what they hold, stay code)
 STRING_CLASSES = {"s", "s1", "s2", "sa", "sb", "sc", "sd", "sh", "sx", "dl", "se"}

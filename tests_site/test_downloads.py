@@ -21,7 +21,6 @@ the site's build executes).
 
 from __future__ import annotations
 
-import html
 import os
 import re
 import shutil
@@ -30,7 +29,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pagechecks import install_line
+from pagechecks import install_line, output_blocks
 
 torch = pytest.importorskip("torch", reason="the downloads run in `nox -s downloads`")
 nbformat = pytest.importorskip("nbformat")
@@ -184,9 +183,6 @@ def test_every_tutorial_page_is_offered(layout) -> None:
             assert f"{page}.ipynb" in html, f"{language}/tutorial/{page}.html lacks its notebook"
 
 
-# sphinx-gallery's output blocks on an example's page
-OUTPUT = re.compile(r'<div class="sphx-glr-script-out[^"]*">\s*<div class="highlight"><pre>(.*?)</pre>',
-                    re.DOTALL)  # fmt: skip
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
@@ -194,8 +190,7 @@ def _page_outputs(layout, script: Path) -> list[str]:
     """The output blocks of the script's page in its edition, numbers masked, spaces collapsed."""
     edition = next((f for f in layout.languages.values() if f in script.parents), layout.main)
     (page,) = edition.glob(f"auto_examples/*/{script.stem}.html")
-    blocks = OUTPUT.findall(page.read_text(encoding="utf-8"))
-    return [_masked(html.unescape(re.sub(r"<[^>]+>", "", block))) for block in blocks]
+    return [_masked(block) for block in output_blocks(page.read_text(encoding="utf-8"))]
 
 
 def _masked(text: str) -> str:
@@ -218,6 +213,7 @@ def test_script_runs_standalone(layout, script: Path, reader_dir: Path) -> None:
     )
     printed = _masked(result.stdout + result.stderr)
     shown = _page_outputs(layout, script)
+    assert shown, f"{script.name}: its page shows no output"
     missing = [block[:80] for block in shown if block not in printed]
     assert not missing, f"{script.name}: its page shows what it does not print: {missing}"
     leftovers = sorted(p.name for p in reader_dir.iterdir() if p.name != script.name)

@@ -17,7 +17,6 @@ Chinese download prints. On the built site:
 from __future__ import annotations
 
 import ast
-import html
 import json
 import re
 import sys
@@ -26,8 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pagechecks import CJK, output_blocks
 
-CJK = re.compile(r"[\u3400-\u9fff]")
 CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # and its punctuation
 DOCSTRING = re.compile(r'^[rR]?"""(.*?)"""', re.DOTALL)
 TEXT_BLOCK = re.compile(r"^# %%[^\n]*\n((?:#[^\n]*\n)+)", re.MULTILINE)
@@ -148,17 +147,8 @@ def test_the_chinese_code_prints_no_english_label(editions) -> None:
     assert not left, f"{len(left)} English labels printed by Chinese downloads: {left[:8]}"
 
 
-# myst-nb's output of a code cell, and sphinx-gallery's
-OUTPUT = re.compile(
-    r'<div class="(?:output (?:stream|text_plain)|sphx-glr-script-out)[^"]*">\s*'
-    r'<div class="highlight"><pre>(.*?)</pre>',
-    re.DOTALL,
-)
-
-
 def outputs(page: Path) -> list[str]:
-    found = OUTPUT.findall(page.read_text(encoding="utf-8"))
-    return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in found]
+    return output_blocks(page.read_text(encoding="utf-8"))
 
 
 def test_chinese_tutorial_outputs_are_chinese(layout) -> None:

@@ -38,11 +38,12 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 from docutils.utils import column_width
+from tutorial_notebooks import closes, page_notebook
 
 DOCS = Path(__file__).resolve().parents[1]
 LOCALE = DOCS / "locale"
 GALLERY = DOCS.parent / "gallery"
-CODE_FLAG = "code-block"  # a code block's entry (docs/locale/catalogs.py)
+CODE_FLAG = "code-block"  # a code block's entry in a catalog (docs/locale/catalogs.py)
 
 
 @cache
@@ -161,11 +162,6 @@ FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 CODE_INFO = re.compile(r"^\s*(?:\{(?:code-cell|code-block|code|sourcecode)\}|[\w+-]*\s*$)")
 
 
-def _closes(line: str, fence: str) -> bool:
-    mark = line.strip()
-    return len(mark) >= len(fence) and set(mark) == {fence[0]}
-
-
 def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str, str]) -> str:
     """A MyST page with its code blocks translated, and its text too unless ``text`` is None.
 
@@ -184,7 +180,7 @@ def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str,
     while index < len(lines):
         line = lines[index]
         opening = FENCE.match(line)
-        if opening and directives and _closes(line, directives[-1]):
+        if opening and directives and closes(line, directives[-1]):
             directives.pop()
             opening = None
         elif opening and (opening["fence"][0] == ":" or not CODE_INFO.match(opening["info"])):
@@ -198,7 +194,7 @@ def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str,
         flush_text()
         fence, index, body = opening["fence"], index + 1, []
         while index < len(lines):
-            if _closes(lines[index], fence):
+            if closes(lines[index], fence):
                 break
             body.append(lines[index])
             index += 1
@@ -213,7 +209,7 @@ def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str,
             chunk.append(lines[index])
         index += 1
     flush_text()
-    return "\n".join(part for part in out)
+    return "\n".join(out)
 
 
 def _code_cells(app, docname: str, source: list[str]) -> None:
@@ -254,8 +250,6 @@ def _tutorial_notebooks(app, exception) -> None:
     language = app.config.language or "en"
     if exception is not None or language == "en" or app.builder.format != "html":
         return
-    from tutorial_notebooks import page_notebook
-
     downloads = Path(app.outdir) / "_downloads"
     for found, (_, dest) in app.env.dlfiles.items():
         name = Path(found).name

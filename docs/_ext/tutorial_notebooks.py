@@ -34,6 +34,12 @@ DOWNLOAD_LINE = re.compile(
 )
 
 
+def closes(line: str, fence: str) -> bool:
+    """Whether ``line`` closes a MyST fence opened with ``fence`` (``:::``, a run of backticks)."""
+    mark = line.strip()
+    return len(mark) >= len(fence) and set(mark) == {fence[0]}
+
+
 def page_notebook(config, page: str) -> str:
     """A tutorial page (its MyST Markdown) as a notebook's JSON, for download.
 
@@ -66,10 +72,6 @@ def page_notebook(config, page: str) -> str:
     option = re.compile(r"^:[\w-]+:")
     hidden = {"hide-cell": ("source_hidden", "outputs_hidden"), "hide-input": ("source_hidden",),
               "hide-output": ("outputs_hidden",)}  # fmt: skip
-
-    def closes(line: str, fence: str) -> bool:
-        mark = line.strip()
-        return len(mark) >= len(fence) and set(mark) == {fence[0]}
 
     def split_dropdowns(source: str, level: int) -> tuple[list[str], int]:
         """A Markdown cell's parts, each dropdown its own; and the heading level at its end."""

@@ -119,7 +119,6 @@ def build_templates(workdir: Path) -> Path:
 
 # -- Code blocks: only their comments are translated ------------------------------------------
 
-CODE_FLAG = "code-block"  # the flag of a code block's entry in a catalog
 COMMENT_WORD = re.compile(r"[A-Za-z]{3,}")  # a comment with words to translate
 # a comment that tells a tool what to do (fmt: skip, noqa, type: ignore): code, in any language
 TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:)")
@@ -131,6 +130,10 @@ def _site_extensions() -> None:
     extensions = str(DOCS / "_ext")
     if extensions not in sys.path:
         sys.path.insert(0, extensions)
+
+
+_site_extensions()
+from translated_sources import CODE_FLAG  # the flag the Chinese build reads
 
 
 def literal_blocks(doctrees: Path) -> set[str]:
@@ -151,14 +154,23 @@ def literal_blocks(doctrees: Path) -> set[str]:
     return found
 
 
-def _python_comments(code: str) -> list[tuple[int, int, int, str]] | None:
-    """(line, start, end, text) of each comment of ``code``; ``None`` if it is not Python."""
+def _python_tokens(code: str) -> list | None:
+    """The tokens of ``code`` (:mod:`tokenize`'s); ``None`` if it is not Python."""
     import io
     import tokenize
 
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+        return list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def _python_comments(code: str) -> list[tuple[int, int, int, str]] | None:
+    """(line, start, end, text) of each comment of ``code``; ``None`` if it is not Python."""
+    import tokenize
+
+    tokens = _python_tokens(code)
+    if tokens is None:
         return None
     return [
         (tok.start[0], tok.start[1], tok.end[1], tok.string)
@@ -179,14 +191,10 @@ def comments(code: str) -> list[str]:
 def _python_strings(code: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
     """(start, end, text) of each string literal of Python ``code`` (an f-string's literal
     parts on Python 3.12 and later, the whole f-string before); none if it is not Python."""
-    import io
     import tokenize
 
     kinds = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return []
+    tokens = _python_tokens(code) or []
     return [(tok.start, tok.end, tok.string) for tok in tokens if tok.type in kinds]
 
 
@@ -281,9 +289,9 @@ def _from_docstring(msgid: str, texts: list[str]) -> bool:
 def filter_templates(pot_dir: Path, literals: frozenset[str] | set[str] = frozenset()) -> None:
     """Delete the catalogs and entries that are not translated (see the module docstring).
 
-    ``literals`` are the pages' code blocks: a block whose comments have words is kept,
-    flagged :data:`CODE_FLAG` (its translation changes only the comments); the others (code
-    without comments or with shape tags only, printed outputs) are deleted.
+    ``literals`` are the pages' code blocks: a block whose comments have words, or with
+    :func:`printed_labels`, is kept, flagged :data:`CODE_FLAG` (its translation changes only
+    comments and strings); the others (code without either, printed outputs) are deleted.
     """
     texts = docstrings()
     for pot in sorted(pot_dir.rglob("*.pot")):
