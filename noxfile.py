@@ -16,6 +16,8 @@ import nox
 ROOT = Path(__file__).parent
 DOCS = ROOT / "docs"
 BUILD = DOCS / "_build"
+# the site's extensions and figure library: on the path of the scripts that use them
+EXTENSIONS = str(DOCS / "_ext")
 # what a docs build writes besides BUILD: removed by ``nox -s docs -- clean``
 DOCS_GENERATED = [
     BUILD,
@@ -242,12 +244,13 @@ def translations(session: nox.Session) -> None:
     """
     python = shared_env(session, "docs,test")
     env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(kernel_profile(session))}
+    env["PYTHONPATH"] = EXTENSIONS  # catalogs.py reads the site's doctrees and figure labels
     catalogs = (python, "docs/locale/catalogs.py")
     if "update" in session.posargs:
         session.run(*catalogs, "update", env=env, external=True)
-        session.run(*catalogs, "stats", external=True)
+        session.run(*catalogs, "stats", env=env, external=True)
         return
-    session.run(*catalogs, "stats", external=True)
+    session.run(*catalogs, "stats", env=env, external=True)
     session.run(
         *(python, "-m", "pytest", "tests/test_catalogs.py", "tests/test_glossary.py"),
         *(junit(session), *session.posargs),
@@ -400,9 +403,10 @@ def bench(session: nox.Session) -> None:
     docs/_static/bench/ for the Performance page. About 5 minutes on 2 CPU cores.
     """
     session.install(NO_COMPILE, TORCH_CPU)
-    # babel: the charts are drawn again in Chinese from figures.po (docs/_ext/figure_language.py)
+    # babel: the charts are drawn again in Chinese from figures.po (docs/_ext/site_figures.py)
     session.install(NO_COMPILE, "-e", ".", "matplotlib", "babel")
-    session.run("python", "benchmarks/bench.py", *session.posargs, env={"MPLBACKEND": "Agg"})
+    env = {"MPLBACKEND": "Agg", "PYTHONPATH": EXTENSIONS}  # the site's figure library
+    session.run("python", "benchmarks/bench.py", *session.posargs, env=env)
 
 
 @nox.session(python="3.10")

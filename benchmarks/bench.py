@@ -1,9 +1,9 @@
 """Speed and memory of ``mha.MultiHeadAttention`` against ``torch.nn.MultiheadAttention``.
 
-Run with ``nox -s bench`` or directly::
+Run with ``nox -s bench`` or directly, the site's figure library (``docs/_ext``) on the path::
 
-    python benchmarks/bench.py [OUT_DIR] [--update-docs] [--repeats N] [--quick]
-    python benchmarks/bench.py --plot docs/_static/bench/results.json   # redraw only
+    PYTHONPATH=docs/_ext python benchmarks/bench.py [OUT_DIR] [--update-docs] [--repeats N] [--quick]
+    PYTHONPATH=docs/_ext python benchmarks/bench.py --plot docs/_static/bench/results.json   # redraw only
 
 Both modules hold the same weights (``MultiHeadAttention.from_torch``) and run in this one
 process on the device of ``mha.get_device()``. Each measurement alternates the two modules,
@@ -56,6 +56,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import site_figures  # docs/_ext: the site's figures in every language (one label table)
 import torch
 
 import mha
@@ -470,26 +471,15 @@ def gqa(device: torch.device, repeats: int) -> dict:
 # at 358 px or more on a 390 px phone, side-by-side panels stacked, long titles wrapped).
 # Each is saved at 1x (100 dpi) and 2x (``@2x``) for high-DPI screens.
 FIGURE_WIDTH = 7.0
-PHONE_WIDTH = 4.2
 FIGURE_DPI = 100
-SIZES = {"": FIGURE_WIDTH, "_phone": PHONE_WIDTH}  # file-name suffix -> width in inches
-
-
-def _figure_language():
-    """The site's figure translator (docs/_ext/figure_language.py): one label table for the
-    gallery's figures and these."""
-    extensions = str(ROOT / "docs" / "_ext")
-    if extensions not in sys.path:
-        sys.path.insert(0, extensions)
-    import figure_language
-
-    return figure_language
+# file-name suffix -> width in inches; the phone's width is the gallery's (docs/_ext/site_figures.py)
+SIZES = {"": FIGURE_WIDTH, site_figures.PHONE: site_figures.PHONE_WIDTH}
 
 
 def figure_names(stem: str) -> list[str]:
     """The files of one figure: both sizes, each at 1x and 2x, in English and in each of the
     site's other languages (``speed.zh_CN.png``), and the labels their translations used."""
-    languages = ["", *(f".{lang}" for lang in _figure_language().LANGUAGES)]
+    languages = ["", *(f".{lang}" for lang in site_figures.languages())]
     return [
         *(f"{stem}{suffix}{scale}{lang}.png" for lang in languages for suffix in SIZES
           for scale in ("", "@2x")),
@@ -503,7 +493,7 @@ def _save(fig, out: Path, name: str) -> None:
     fig.savefig(out / f"{name}.png", dpi=FIGURE_DPI)
     fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
     files = [(out / f"{name}.png", FIGURE_DPI), (out / f"{name}@2x.png", 2 * FIGURE_DPI)]
-    _figure_language().save_languages(fig, files, out / f"{name}.labels.json")
+    site_figures.save_languages(fig, files, out / f"{name}.labels.json")
 
 
 def _wrap(text: str, width: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from importlib.metadata import metadata
+from importlib.util import find_spec
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -44,12 +45,10 @@ extensions = [
     "sphinx_copybutton",
     "sphinx_design",  # cards on the index page
     # the site's own, in _ext/
-    "offline_math",  # MathJax 3 served from _static (sphinx-mathjax-offline), in parallel
     "languages",  # the English and Chinese editions' layout, search and theme text
     "zh_interface",  # sphinx-gallery's and the templates' lines in Chinese
     "code_comments",  # code blocks with their comments in the page's language
-    "phone_figures",  # each gallery figure also laid out for a phone, served by <picture>
-    "figure_language",  # each gallery figure also drawn in Chinese, served to its edition
+    "gallery_figures",  # each gallery figure also in Chinese and for a phone, and served so
     "phone_tables",  # tables as cards and break points in inline code, on a phone
     "math_text",  # word subscripts upright; tab titles as text
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
@@ -84,7 +83,10 @@ nitpicky = True  # every cross-reference must resolve
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"mha {release}"
-html_static_path = ["_static"]
+# MathJax 3 from sphinx-mathjax-offline's copy (its static/mathjax), served from _static/mathjax
+MATHJAX = Path(find_spec("sphinx-mathjax-offline").origin).parent / "static"
+html_static_path = ["_static", str(MATHJAX)]
+mathjax_path = "mathjax/tex-chtml.js"
 html_css_files = ["custom.css"]
 html_js_files = ["a11y.js"]  # names for the navigation toggles (accessibility)
 html_favicon = "_static/favicon.svg"
@@ -186,7 +188,7 @@ sphinx_gallery_conf = {
     # each notebook's first cell installs what it imports, the wheel saved beside it
     "first_notebook_cell": f"%{mha_install.removeprefix('python -m ')}",
     # matplotlib's scraper plus each figure's phone layout; an example's head_explorer_data
-    "image_scrapers": ("phone_figures.scraper", "head_explorer.scraper"),
+    "image_scrapers": ("gallery_figures.scraper", "head_explorer.scraper"),
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example
     "doc_module": ("mha",),  # record which examples use which mha names ...
     "backreferences_dir": "gen_modules/backreferences",  # ... for each API page's minigallery

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,6 @@ from sphinx_build import build
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BENCH = DOCS / "_static" / "bench"
 CATALOG = DOCS / "locale" / "zh_CN" / "LC_MESSAGES" / "explanation" / "performance.po"
-sys.path.insert(0, str(DOCS / "_ext"))
 import bench_figures as bf
 
 
@@ -198,9 +196,7 @@ PAGE = """Benchmarks
 
 .. bench-figure:: gqa
 """
-CONF = f"""
-import sys
-sys.path.insert(0, {str(DOCS / "_ext")!r})
+CONF = """
 extensions = ["bench_figures"]
 locale_dirs = ["locale/"]
 gettext_compact = False

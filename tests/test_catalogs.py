@@ -8,7 +8,6 @@ regenerates the message templates from the sources with a gettext build (about 1
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ pytest.importorskip("sphinx", reason="the catalog checks need Sphinx: run nox -s
 pytest.importorskip("babel", reason="the catalog checks need Babel: run nox -s translations")
 
 LOCALE = Path(__file__).resolve().parents[1] / "docs" / "locale"
-sys.path.insert(0, str(LOCALE))
 import catalogs
 
 LANGUAGE = "zh_CN"

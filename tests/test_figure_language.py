@@ -1,10 +1,9 @@
-"""The figures' labels in another language (docs/_ext/figure_language.py): the table's
+"""The figures' labels in another language (docs/_ext/site_figures.py): the table's
 entries and patterns, every kind of text of a figure translated, and a figure that would show a
 box for a missing glyph refused."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,8 @@ matplotlib = pytest.importorskip("matplotlib")
 pytest.importorskip("babel")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
-import figure_language
-from figure_language import Labels, MissingLabels
+import site_figures
+from site_figures import Labels, MissingLabels
 
 pytestmark = pytest.mark.usefixtures("close_figures")
 
@@ -60,8 +57,8 @@ def test_every_text_of_a_figure_is_translated() -> None:
     ax.legend()
     ax.set_xticks([0, 1], ["head 0", "head 1"])
     other.text(0.5, 0.5, "cat")
-    with figure_language.in_language_fonts():
-        english = figure_language.translate_figure(fig, LABELS)
+    with site_figures.in_language_fonts():
+        english = site_figures.translate_figure(fig, LABELS)
         fig.canvas.draw()
     assert ax.get_title() == "分数的方差"
     assert ax.get_xlabel() == "键的位置"
@@ -77,7 +74,7 @@ def test_a_label_without_an_entry_fails() -> None:
     fig, ax = plt.subplots()
     ax.set_title("Softmax saturation")
     with pytest.raises(MissingLabels, match="Softmax saturation"):
-        figure_language.translate_figure(fig, LABELS)
+        site_figures.translate_figure(fig, LABELS)
 
 
 def test_a_glyph_missing_from_the_font_fails(tmp_path: Path) -> None:
@@ -85,10 +82,10 @@ def test_a_glyph_missing_from_the_font_fails(tmp_path: Path) -> None:
     fig, ax = plt.subplots()
     ax.set_title("head 0")
     missing = Labels({"head {}": "頭 {}"})  # traditional 頭: no label uses it
-    with figure_language.in_language_fonts():
-        figure_language.translate_figure(fig, missing)
+    with site_figures.in_language_fonts():
+        site_figures.translate_figure(fig, missing)
         with pytest.raises(MissingLabels, match="glyph"):
-            figure_language.save(fig, tmp_path / "figure.png", 50)
+            site_figures.save(fig, tmp_path / "figure.png", 50)
     assert not (tmp_path / "figure.png").exists()
 
 
@@ -96,7 +93,7 @@ def test_the_table_and_the_font_cover_every_label() -> None:
     """Every translated label of the real table can be drawn with the shipped font."""
     from fontTools.ttLib import TTFont
 
-    cmap = TTFont(figure_language.FONT).getBestCmap()
+    cmap = TTFont(site_figures.FONT).getBestCmap()
     table = Labels.read("zh_CN")
     text = "".join([*table.exact.values(), *(t for _, t, _ in table.patterns)])
     lacking = sorted({c for c in text if c != "\n" and ord(c) not in cmap})

@@ -8,7 +8,6 @@ to write.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,7 +16,6 @@ import pytest
 pytest.importorskip("babel", reason="the glossary checks read the catalogs with Babel")
 
 LOCALE = Path(__file__).resolve().parents[1] / "docs" / "locale"
-sys.path.insert(0, str(LOCALE))
 import catalogs
 import glossary
 

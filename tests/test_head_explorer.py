@@ -14,7 +14,6 @@ import copy
 import json
 import math
 import struct
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from babel.messages.pofile import read_po, write_po
 from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
 import head_explorer as hx
 from templated import Messages
 
@@ -215,9 +213,7 @@ EXPLORER_PAGE = """Explore
 
 .. head-explorer:: ../data/head_explorer.json
 """
-CONF = f"""
-import sys
-sys.path.insert(0, {str(DOCS / "_ext")!r})
+CONF = """
 extensions = ["head_explorer"]
 locale_dirs = ["locale/"]
 gettext_compact = False

@@ -15,14 +15,12 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
-import sys
 
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
 import head_tables as ht
 from bench_figures import Messages
 
@@ -141,7 +139,6 @@ def project(tmp_path: Path, data: dict, language_po: dict[str, str] | None = Non
     (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
     (src / "data.json").write_text(json.dumps(data), encoding="utf-8")
     (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['myst_parser', 'head_tables']\nlocale_dirs = ['locale/']\n"
         "gettext_compact = False\n"
         "html_search_language = 'en'  # the Chinese search (jieba) is not tested here\n",

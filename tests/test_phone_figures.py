@@ -1,4 +1,4 @@
-"""The site's phone figures (docs/_ext/phone_figures.py): a figure drawn for the 7 in column is
+"""The site's phone figures (docs/_ext/site_figures.py, served by gallery_figures.py): a figure drawn for the 7 in column is
 laid out again 4.2 in wide, and pages serve that version to phones through ``<picture>``.
 
 The browser checks (tests_site/test_reader.py) measure the result on the built site; these
@@ -7,7 +7,6 @@ tests pin the layout rules on small figures, without building anything.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,9 +16,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
-import phone_figures
+import site_figures
 
 pytestmark = pytest.mark.usefixtures("close_figures")
 
@@ -42,10 +39,10 @@ def test_side_by_side_panels_are_stacked_with_legends_below() -> None:
         ax.set_xlabel("step")
     axes[0].set_ylabel("loss")
 
-    assert phone_figures.relayout_for_phone(fig)
+    assert site_figures.relayout_for_phone(fig)
 
     width, height = fig.get_size_inches()
-    assert width == pytest.approx(phone_figures.PHONE_WIDTH)
+    assert width == pytest.approx(site_figures.PHONE_WIDTH)
     assert height > 3 * 2.0  # three panels, each at least 2 in tall
     assert [_grid_position(ax) for ax in axes] == [(0, 0), (1, 0), (2, 0)]
     fig.canvas.draw()
@@ -75,7 +72,7 @@ def test_a_grid_of_heatmaps_becomes_two_columns() -> None:
             ax.set_xlabel("key")
     fig.colorbar(image, ax=list(axes.flat))
 
-    assert phone_figures.relayout_for_phone(fig)
+    assert site_figures.relayout_for_phone(fig)
 
     flat = list(axes.flat)
     assert [_grid_position(ax) for ax in flat] == [(i // 2, i % 2) for i in range(8)]
@@ -94,7 +91,7 @@ def test_long_titles_and_crowded_tick_labels_are_wrapped() -> None:
     right.bar(["removed: none", "removed: head 0", "removed: head 1"], [1, 2, 3])
     right.set_title("short")
 
-    assert phone_figures.relayout_for_phone(fig)
+    assert site_figures.relayout_for_phone(fig)
 
     fig.canvas.draw()
     assert "\n" in left.get_title()
@@ -107,12 +104,12 @@ def test_long_titles_and_crowded_tick_labels_are_wrapped() -> None:
 def test_figures_that_already_fit_or_are_free_drawings_are_left_alone() -> None:
     narrow = plt.figure(figsize=(4, 3))
     narrow.add_subplot().plot([0, 1])
-    assert not phone_figures.relayout_for_phone(narrow)
+    assert not site_figures.relayout_for_phone(narrow)
     assert tuple(narrow.get_size_inches()) == (4, 3)
 
     drawing = plt.figure(figsize=(7, 5))
     drawing.add_axes((0, 0, 1, 1)).text(0.5, 0.5, "a diagram in inches")
-    assert not phone_figures.relayout_for_phone(drawing)
+    assert not site_figures.relayout_for_phone(drawing)
     assert tuple(drawing.get_size_inches()) == (7, 5)
 
 
@@ -130,6 +127,7 @@ def _site(tmp_path: Path, names: list[str]) -> SimpleNamespace:
 def test_pages_serve_the_phone_version_through_picture(tmp_path: Path) -> None:
     pytest.importorskip("bs4")
     page_rules = pytest.importorskip("page_rules")  # docs/_ext, with Sphinx
+    gallery_figures = pytest.importorskip("gallery_figures")  # with sphinx-gallery
     app = _site(
         tmp_path,
         [
@@ -146,13 +144,13 @@ def test_pages_serve_the_phone_version_through_picture(tmp_path: Path) -> None:
     other = '<img alt="logo" src="../_static/logo.png" />'
     context = {"body": f"<p>{wide}</p><p>{narrow}</p><p>{other}</p>"}
 
-    phone_figures.pictures(app, "page", "page.html", context, None)
+    gallery_figures.pictures(app, "page", "page.html", context, None)
     page_rules.write_back(app, "page", "page.html", context, None)
 
     body = context["body"]
     assert body.count("<picture>") == 1
     assert (
-        f'<picture><source media="{phone_figures.PHONE_MEDIA}" '
+        f'<picture><source media="{gallery_figures.PHONE_MEDIA}" '
         'srcset="../_images/sphx_glr_plot_a_001_phone.png, '
         '../_images/sphx_glr_plot_a_001_phone_2_00x.png 2x"/><img alt="wide"'
     ) in body

@@ -5,7 +5,6 @@ why, refused when malformed, translated in Chinese, and written into the noteboo
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from babel.messages.mofile import write_mo
 from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
 
 import questions
 
@@ -39,7 +37,6 @@ def project(tmp_path: Path, page: str, zh: dict[str, str] | None = None) -> Path
     src = tmp_path / "src"
     (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
     (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['myst_parser', 'questions']\nmyst_enable_extensions = ['dollarmath', 'colon_fence']\n"
         "locale_dirs = ['locale/']\ngettext_compact = False\nhtml_search_language = 'en'\n",
         encoding="utf-8",

@@ -29,8 +29,8 @@ EXT = Path(__file__).resolve().parents[1] / "docs" / "_ext"
 
 CONF = """
 import sys
-sys.path[:0] = [{ext!r}, {here!r}]
-extensions = ["sphinx_design", "zh_interface", "phone_tables", "math_text", "phone_figures",
+sys.path.insert(0, {here!r})  # upstream_changes.py, beside this conf.py
+extensions = ["sphinx_design", "zh_interface", "phone_tables", "math_text", "gallery_figures",
               "upstream_changes"]
 html_theme = "pydata_sphinx_theme"
 exclude_patterns = ["_build"]
@@ -220,13 +220,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     for which in ("good", "changed"):
         stem = f"sphx_glr_plot_{which}_001"
         for suffix in ("", "_2_00x", "_phone", "_phone_2_00x"):
-            (images / f"{stem}{suffix}.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+            for language in ("", ".zh_CN"):  # each figure as drawn in English and in Chinese
+                (images / f"{stem}{suffix}{language}.png").write_bytes(b"\x89PNG\r\n\x1a\n")
         for ext in ("py", "ipynb", "zip"):
             (src / "auto_examples" / "01_x" / f"plot_{which}.{ext}").write_text("")
     try:
         out, warnings = build(src, language="zh_CN")
     finally:
-        sys.path[:] = [p for p in sys.path if p not in (str(src), str(EXT))]
+        sys.path.remove(str(src))
         sys.modules.pop("upstream_changes", None)
     return out, warnings.splitlines()
 
@@ -258,7 +259,7 @@ def test_rules_rewrite_the_pages_as_written_today(site) -> None:
     assert "示例库由 Sphinx-Gallery 生成" in gallery
     assert "need_<wbr/>weights=<wbr/>False" in gallery
     assert '<picture><source media="(max-width: 540px)"' in gallery
-    assert "sphx_glr_plot_good_001_phone_2_00x.png 2x" in gallery
+    assert "sphx_glr_plot_good_001_phone_2_00x.zh_CN.png 2x" in gallery  # in Chinese
     api = _html(site, "reference/generated/mha.good.html")
     assert "使用以下名称的示例：<code" in api
     assert "开始学习 →" in _html(site, "buttons_good.html")

@@ -5,11 +5,9 @@ fences and sphinx-gallery blocks keep their structure; the code stays the code."
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
 
 from translated_sources import (
     translate_code,

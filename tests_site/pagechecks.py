@@ -166,7 +166,7 @@ FIGURES_JS = """() => [...document.querySelectorAll('main img')]
 FIGURE_SRC = re.compile(r'src="[^"]*(?:_images/sphx_glr_\w+_\d{3}\.png|_static/bench/\w+\.png)"')
 
 # the smallest share of its natural (1x) width at which a figure is shown: on a desktop the
-# figure drawn for the 7 in column; on a phone its phone version (docs/_ext/phone_figures.py),
+# figure drawn for the 7 in column; on a phone its phone version (docs/_ext/site_figures.py),
 # so that 10 pt text is shown at 11 px or more on both
 SHOWN_AT_LEAST = {"desktop": 0.9, "phone": 0.8}
 

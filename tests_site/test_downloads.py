@@ -223,7 +223,6 @@ def test_script_runs_standalone(layout, script: Path, reader_dir: Path) -> None:
 @pytest.fixture(scope="session")
 def one_kernel_start_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Kernels of the workers start one at a time (docs/_ext/kernel_start.py says why)."""
-    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
     from kernel_start import serialize_kernel_starts
 
     # each pytest-xdist worker has its own folder in the run's one temporary folder

@@ -1,7 +1,7 @@
 """Each edition shows its figures in its own language: read from the built pages.
 
 Every gallery figure and benchmark chart is drawn once per language
-(docs/_ext/figure_language.py). On a Chinese
+(docs/_ext/site_figures.py). On a Chinese
 page, every figure a reader sees (the ``<img>``, its 2x version and its phone versions) must be
 the Chinese file, with the alt text recorded when that file was drawn; an English page must
 never show a Chinese one.

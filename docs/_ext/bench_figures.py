@@ -10,7 +10,7 @@ figures' alt text and the speed table are written by two directives at build tim
   version at 1x and 2x, its width in pixels read from the PNG, and an alt text that states the
   figure's facts (which bars miss their goal, the largest peaks, the decode times) with every
   number taken from the JSON. The benchmark draws each figure in every language of the site
-  (``speed.zh_CN.png``, with the labels of ``figures.po``, see ``figure_language``): each
+  (``speed.zh_CN.png``, with the labels of ``figures.po``, see ``site_figures``): each
   edition shows its own;
 * ```` ```{bench-table} ```` writes the speed table of ``results.json``: one row per
   measurement, the rows that missed their goal marked.
@@ -31,8 +31,9 @@ import struct
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
-from phone_figures import PHONE_MEDIA  # the theme's one-column layout
-from phone_figures import SUFFIX as PHONE_SUFFIX
+from gallery_figures import PHONE_MEDIA  # the theme's one-column layout
+from site_figures import PHONE as PHONE_SUFFIX
+from site_figures import languages
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
@@ -261,11 +262,10 @@ ALT_TEXT = {"speed": speed_alt, "memory": memory_alt, "gqa": gqa_alt}
 
 def figure_names(kind: str, language: str = "en") -> dict[str, str]:
     """The four files of a figure: column and phone versions, each at 1x and 2x; for a
-    language the benchmark draws the figures in (``figure_language.LANGUAGES``), its own
+    language the benchmark draws the figures in (``site_figures.languages()``), its own
     (``speed.zh_CN.png``: Sphinx's ``{root}.{language}{ext}``)."""
-    from figure_language import LANGUAGES
 
-    tag = f".{language}" if language in LANGUAGES else ""
+    tag = f".{language}" if language in languages() else ""
     return {
         "1x": f"{kind}{tag}.png",
         "2x": f"{kind}@2x{tag}.png",

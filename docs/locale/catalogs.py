@@ -125,15 +125,7 @@ TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:)")
 SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
 
 
-def _site_extensions() -> None:
-    """Make the site's own extensions (docs/_ext) importable."""
-    extensions = str(DOCS / "_ext")
-    if extensions not in sys.path:
-        sys.path.insert(0, extensions)
-
-
-_site_extensions()
-from translated_sources import CODE_FLAG  # the flag the Chinese build reads
+from translated_sources import CODE_FLAG  # the flag the Chinese build reads (docs/_ext)
 
 
 def literal_blocks(doctrees: Path) -> set[str]:
@@ -144,7 +136,6 @@ def literal_blocks(doctrees: Path) -> set[str]:
 
     from docutils import nodes
 
-    _site_extensions()  # the site's own nodes, which the doctrees hold
     found = set()
     for path in doctrees.rglob("*.doctree"):
         with path.open("rb") as f:
@@ -332,7 +323,7 @@ def po_dir(language: str) -> Path:
 
 
 # Not page catalogs: sphinx.po holds the theme's interface strings (Sphinx's own domain),
-# figures.po the figures' labels (docs/_ext/figure_language.py), checked by figure_problems.
+# figures.po the figures' labels (docs/_ext/site_figures.py), checked by figure_problems.
 INTERFACE_CATALOGS = ("sphinx", "figures")
 # written when the examples run, and when the benchmark draws its figures
 FIGURE_LABELS = (
@@ -345,8 +336,7 @@ FIGURE_LABELS = (
 def figure_problems(language: str, docs: Path = DOCS) -> list[str]:
     """The figure labels that ``language``'s table does not translate, and its entries that
     no figure uses any more (recorded by the last build that ran the examples)."""
-    _site_extensions()
-    from figure_language import Labels
+    from site_figures import Labels
 
     records = sorted(path for pattern in FIGURE_LABELS for path in docs.glob(pattern))
     if not any(r.match(FIGURE_LABELS[0]) for r in records):

@@ -41,11 +41,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import glossary  # beside this script
 import jieba
 from bs4 import BeautifulSoup
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import glossary
 
 LOCALE = Path(__file__).resolve().parent
 SITE = LOCALE.parents[1] / "docs" / "_build" / "html" / "zh_CN"

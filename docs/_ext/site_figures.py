@@ -1,43 +1,39 @@
-"""Figures in the page's language: every gallery figure (and every benchmark chart, drawn by
-``benchmarks/bench.py``) is drawn again with its labels translated, and each edition serves
-its own.
+"""The site's figures in every language and for phones: one library for the gallery's scraper
+(``gallery_figures``), the benchmark's charts (``benchmarks/bench.py``) and the thumbnails
+(``docs/make_thumbnails.py``). It imports matplotlib and babel only, and nothing of the site.
 
-The gallery's examples draw their figures with English titles,
-axis labels, legends and annotations, in either edition's build (the Chinese build runs the
-examples with their printed labels translated, not their figures'). A Chinese page showing
-them would teach in two
-languages at once. So the gallery's scraper (``phone_figures.scraper``) hands every figure it
-saves to :func:`save_translations`, which, for each language of :data:`LANGUAGES`:
+**Languages.** The examples draw their figures with English labels. :func:`save_languages`
+saves each figure again in every language of :func:`languages`, for each:
 
-- copies the figure, replaces each label by its translation from the language's **label
-  table**, ``locale/<language>/LC_MESSAGES/figures.po`` (one source for every figure: the
-  English label is the ``msgid``; ``{}`` in an entry stands for a word or number and
-  ``{...}`` for any text, so ``head {}`` translates ``head 0`` to ``head 7``), and draws it
-  with the Chinese font of ``_fonts/`` (a subset of Noto Sans CJK SC, SIL OFL) behind
-  matplotlib's own fonts;
-- saves it beside the English file as ``<name>.<language>.png`` (and its 2x and phone
-  versions), the names Sphinx's ``figure_language_filename`` looks for;
-- records the English labels it translated and the figure's alt text in the language, in
-  ``<name>.labels.json`` (``nox -s translations`` checks the table against them).
+- a copy of the figure with each label replaced by its translation from the language's
+  **label table**, ``locale/<language>/LC_MESSAGES/figures.po`` (the English label is the
+  ``msgid``; ``{}`` in an entry stands for a word or number and ``{...}`` for any text, so
+  ``head {}`` translates ``head 0`` to ``head 7``), drawn with the Chinese font of ``_fonts/``
+  (a subset of Noto Sans CJK SC, SIL OFL) behind matplotlib's own fonts;
+- saved beside the English file as ``<name>.<language>.png``, the name Sphinx's
+  ``figure_language_filename`` looks for;
+- the English labels it translated and its alt text recorded in ``<name>.labels.json``
+  (``nox -s translations`` checks the table against them).
 
 A label with no entry in the table, or with a character the font lacks (a box in place of a
-glyph), fails the example, and so the build, naming the labels or characters.
+glyph), is a :class:`MissingLabels` error naming the labels or characters.
 
-Serving: pages that embed a gallery figure with ``{image}`` or ``{figure}`` get the language's
-file from Sphinx itself (``figure_language_filename``). The gallery's own images are
-sphinx-gallery nodes that Sphinx does not substitute: :func:`serve_translations` points them,
-their 2x versions and their alt text at the language's files. A gallery figure without a
-version in the page's language is a warning (:func:`page_rules.unmatched`).
+**Phones.** The figures are drawn for the text column, 7 in wide; a 390 px phone shows them at
+half that size. :func:`relayout_for_phone` lays a grid of panels out again :data:`PHONE_WIDTH`
+wide: panels stacked (two to a row when they are four or more images), legends beside a panel
+moved below it, tick labels following the new grid, long titles wrapped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import pickle
 import re
+import textwrap
 import unicodedata
 import warnings
 from pathlib import Path
@@ -46,11 +42,18 @@ DOCS = Path(__file__).resolve().parents[1]
 LOCALE = DOCS / "locale"
 FONT = DOCS / "_fonts" / "NotoSansCJKsc-Regular-subset.otf"
 FAMILY = "Noto Sans CJK SC"
-LANGUAGES = ("zh_CN",)
 ALT_SEPARATOR = {"zh_CN": "，"}
+PHONE_WIDTH = 4.2  # inches: 420 px at 100 dpi, shown at 358 px or more on a 390 px phone
+PHONE = "_phone"  # <name>_phone.png: the phone version
+RETINA = "_2_00x"  # <name>_2_00x.png: sphinx-gallery's name of a figure at 2x (image_srcset)
 # a label needs a translation when it has letters outside its math
 LETTER = re.compile(r"[A-Za-z]")
 MATH = re.compile(r"\$[^$]*\$")
+
+
+def languages() -> list[str]:
+    """The site's translated languages: each folder of ``docs/locale`` with catalogs."""
+    return sorted(p.parent.name for p in LOCALE.glob("*/LC_MESSAGES"))
 
 
 def needs_translation(text: str) -> bool:
@@ -169,6 +172,13 @@ def language_path(path: Path, language: str) -> Path:
     return path.with_name(f"{path.stem}.{language}{path.suffix}")
 
 
+def variant(path: Path, suffix: str) -> Path:
+    """``x_001.png`` -> ``x_001_phone.png`` (:data:`PHONE`), ``x_001_2_00x.png``
+    (:data:`RETINA`); the phone variant of ``x_001_2_00x.png`` is ``x_001_phone_2_00x.png``."""
+    stem = path.stem.removesuffix(RETINA)
+    return path.with_name(f"{stem}{suffix}{path.stem[len(stem) :]}{path.suffix}")
+
+
 def _register_font() -> None:
     from matplotlib import font_manager
 
@@ -190,8 +200,7 @@ def in_language_fonts():
 
 def _titles(fig, separator: str) -> str:
     """The figure's alt text as sphinx-gallery writes it: its suptitle, else its axes' titles."""
-    suptitle = getattr(fig, "_suptitle", None)
-    titles = [suptitle.get_text()] if suptitle is not None and suptitle.get_text() else []
+    titles = [fig.get_suptitle()] if fig.get_suptitle() else []
     if not titles:
         for ax in fig.axes:
             titles += [t for t in (ax.get_title(loc=s) for s in ("left", "center", "right")) if t]
@@ -333,44 +342,32 @@ def translated_copy(fig, language: str):
         plt.close(copy)
 
 
-def save_translations(fig, path: Path, dpi: float, relayout) -> None:
-    """Save ``fig`` (already saved in English at ``path``) in every language of
-    :data:`LANGUAGES`, 1x and 2x, and its phone version where ``relayout`` makes one.
+def save_languages(fig, files: list[tuple[Path, float]], labels: Path, relayout=None) -> None:
+    """Save ``fig``, already saved in English as each ``(path, dpi)`` of ``files``, in every
+    language of :func:`languages` (``language_path(path, language)``), and record the labels
+    its translations used and its alt text in each language in ``labels``.
 
-    ``relayout(fig) -> bool`` lays a figure out for a phone (``phone_figures``); the paths of
-    the phone versions come from ``phone_paths(path)``. Writes ``<name>.labels.json``.
+    With ``relayout`` (:func:`relayout_for_phone`), each translation is also laid out for a
+    phone and saved as the :data:`PHONE` variant of each file, where ``relayout`` makes one.
     """
-    from phone_figures import phone_paths
-
     record = {"labels": [], "alt": {}}
-    two = path.with_name(f"{path.stem}_2_00x{path.suffix}")
-    phone, phone2 = phone_paths(path)
-    for language in LANGUAGES:
+    for language in languages():
         with translated_copy(fig, language) as copy:
             record["labels"] = copy.english_labels
             record["alt"][language] = _titles(copy, ALT_SEPARATOR.get(language, ", "))
-            save(copy, language_path(path, language), dpi)
-            save(copy, language_path(two, language), 2 * dpi)
-            if relayout(copy):
-                set_fonts(copy)  # the phone layout makes new legends
-                save(copy, language_path(phone, language), dpi)
-                save(copy, language_path(phone2, language), 2 * dpi)
-            else:
-                for stale in (phone, phone2):
-                    language_path(stale, language).unlink(missing_ok=True)
-    write_labels(path.with_name(f"{path.stem}.labels.json"), record)
-
-
-def save_languages(fig, files: list[tuple[Path, float]], labels: Path) -> None:
-    """Save ``fig``, already saved in English as each ``(path, dpi)`` of ``files``, in every
-    language of :data:`LANGUAGES` (``language_path(path, language)``), and record the labels
-    its translations used in ``labels`` (the benchmark's charts, the custom thumbnails)."""
-    record = {"labels": [], "alt": {}}
-    for language in LANGUAGES:
-        with translated_copy(fig, language) as copy:
-            record["labels"] = copy.english_labels
             for path, dpi in files:
                 save(copy, language_path(path, language), dpi)
+            if relayout is None:
+                continue
+            phone = relayout(copy)
+            if phone:
+                set_fonts(copy)  # the phone layout makes new legends
+            for path, dpi in files:
+                target = language_path(variant(path, PHONE), language)
+                if phone:
+                    save(copy, target, dpi)
+                else:
+                    target.unlink(missing_ok=True)
     write_labels(labels, record)
 
 
@@ -379,92 +376,165 @@ def write_labels(path: Path, record: dict) -> None:
     path.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-# ---- Serving each edition its figures ---------------------------------------------------------
+# ---- Laying a figure out again for a phone ------------------------------------------------------
 
 
-def _language_uri(uri: str, srcdir: Path, language: str) -> str | None:
-    """The language's version of an image given by its source path, if it exists."""
-    relative = uri.lstrip("/")
-    translated = language_path(Path(relative), language)
-    if not (srcdir / translated).is_file():
-        return None
-    return ("/" if uri.startswith("/") else "") + translated.as_posix()
+def _grid_axes(fig):
+    """The figure's visible subplot axes (not colourbars), in reading order, and its grid."""
+    axes = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    grids = {id(ax.get_subplotspec().get_gridspec()) for ax in axes}
+    if len(grids) != 1:
+        return [], None
+    for ax in axes:
+        if not ax.get_visible():
+            fig.delaxes(ax)
+    axes = [ax for ax in axes if ax.get_visible()]
+    grid = axes[0].get_subplotspec().get_gridspec()
+    axes.sort(
+        key=lambda ax: (ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start)
+    )
+    return axes, grid
 
 
-def serve_translations(app, doctree, docname: str) -> None:
-    """Point the page's gallery figures (sphinx-gallery's image nodes) at their versions in
-    the page's language, with the alt text recorded when they were drawn."""
-    from page_rules import unmatched
-    from sphinx_gallery.directives import imgsgnode
+def _same(axes, axis: str) -> bool:
+    """Whether the axes show the same ticks on ``axis`` (shared, or set alike by hand)."""
 
-    language = app.config.language or "en"
-    if language not in LANGUAGES:
+    def ticks(ax):
+        a = getattr(ax, f"{axis}axis")
+        locs = tuple(a.get_ticklocs())
+        labels = tuple(a.get_major_formatter().format_ticks(locs))  # hidden ones too
+        return locs, labels, tuple(getattr(ax, f"get_{axis}lim")())
+
+    first = ticks(axes[0])
+    return all(ticks(ax) == first for ax in axes[1:])
+
+
+def _common_label(axes, axis: str) -> str | None:
+    labels = {getattr(ax, f"get_{axis}label")() for ax in axes} - {""}
+    return labels.pop() if len(labels) == 1 else None
+
+
+def _beside(ax) -> bool:
+    """Whether the panel has a legend beside it (anchored right of the panel)."""
+    legend = ax.get_legend()
+    if legend is None:
+        return False
+    return legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).x0 >= 1.0
+
+
+def _legend_below(fig, ax) -> None:
+    """Move a legend that sits beside its panel to below the panel's tick labels."""
+    legend = ax.get_legend()
+    if legend is None:
         return
-    srcdir = Path(app.srcdir)
-    for node in doctree.findall(imgsgnode):
-        uri = node["uri"]
-        translated = _language_uri(uri, srcdir, language)
-        if translated is None:
-            unmatched("figures in the page's language", docname, f"{uri} in {language}")
-            continue
-        node["uri"] = translated
-        if node.get("srcset"):
-            entries = []
-            for entry in node["srcset"].split(","):
-                path, *density = entry.split()
-                entries.append(" ".join([_language_uri(path, srcdir, language) or path, *density]))
-            node["srcset"] = ", ".join(entries)
-        record = srcdir / Path(uri.lstrip("/")).with_suffix(".labels.json")
-        with contextlib.suppress(FileNotFoundError, KeyError, ValueError):
-            node["alt"] = json.loads(record.read_text(encoding="utf-8"))["alt"][language]
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+    title = legend.get_title().get_text()
+    legend.remove()
+    from matplotlib.transforms import ScaledTranslation
+
+    renderer = fig.canvas.get_renderer()
+    below = (ax.bbox.y0 - ax.get_tightbbox(renderer).y0) / fig.dpi + 0.05  # inches
+    longest = max((len(label) for label in labels), default=0)
+    ax.legend(
+        handles,
+        labels,
+        title=title or None,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0),
+        bbox_transform=ax.transAxes + ScaledTranslation(0, -below, fig.dpi_scale_trans),
+        ncols=1 if longest > 18 or len(labels) < 2 else 2,
+        frameon=False,
+    )
 
 
-THUMBNAIL_PATH = re.compile(
-    r"^#\s*sphinx_gallery_thumbnail_path\s*=\s*['\"](.+?)['\"]", re.MULTILINE
-)
-THUMBNAIL_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)", re.MULTILINE)
+def _fits(text, room: float) -> None:
+    """Wrap a title or label onto more lines until it is at most ``room`` pixels wide."""
+    content = text.get_text()
+    if not content or "$" in content or "\n" in content:
+        return
+    renderer = text.figure.canvas.get_renderer()
+    width = text.get_window_extent(renderer).width
+    if width > room:
+        chars = max(8, int(len(content) * room / width) - 1)
+        text.set_text(textwrap.fill(content, chars, break_long_words=False))
 
 
-def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path | None:
-    """The English image that sphinx-gallery made the example's thumbnail from: its
-    ``sphinx_gallery_thumbnail_path``, else its figure ``sphinx_gallery_thumbnail_number``
-    (the first by default); ``None`` for an example without either."""
-    text = script.read_text(encoding="utf-8") if script.is_file() else ""
-    path = THUMBNAIL_PATH.search(text)
-    if path:
-        return srcdir / path[1]
-    number = int(THUMBNAIL_NUMBER.search(text)[1]) if THUMBNAIL_NUMBER.search(text) else 1
-    figures = sorted(images.glob(f"sphx_glr_{script.stem}_[0-9][0-9][0-9].png"))
-    return figures[number - 1 if number > 0 else number] if figures else None
+def _wrap_text(fig, axes) -> None:
+    """Titles wider than their panel (or the figure) and tick labels that touch: wrapped."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    for text in fig.texts:
+        if fig.get_suptitle() and text.get_text() == fig.get_suptitle():
+            _fits(text, fig.bbox.width - 8)
+    renderer = fig.canvas.get_renderer()
+    for ax in axes:
+        titles = {ax.get_title(loc=loc) for loc in ("left", "center", "right")} - {""}
+        for title in ax.get_children():  # the titles: texts of the axes, not in ax.texts
+            if isinstance(title, Text) and title not in ax.texts and title.get_text() in titles:
+                _fits(title, ax.bbox.width + 20)
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        crowded = any(a.x1 + 4 > b.x0 for a, b in itertools.pairwise(boxes))
+        if crowded and any(" " in t.get_text() for t in labels):
+            longest = max(len(t.get_text()) for t in labels)
+            ax.set_xticks(
+                ax.get_xticks(),
+                [
+                    textwrap.fill(t.get_text(), max(6, longest // 2 + 1))
+                    for t in ax.get_xticklabels()
+                ],
+            )
 
 
-def translate_thumbnails(app) -> None:
-    """Make each gallery thumbnail in every language of :data:`LANGUAGES`, from the same image
-    in that language (``<thumbnail>.zh_CN.png``), after sphinx-gallery has made the English
-    ones. The pages then show them through ``figure_language_filename``."""
-    from page_rules import unmatched
-    from sphinx_gallery.utils import scale_image
+def relayout_for_phone(fig) -> bool:
+    """Lay ``fig`` out again :data:`PHONE_WIDTH` wide; return False if it is not a grid of
+    panels wider than that (a free drawing is left as it is: draw it narrow to begin with)."""
+    width, height = fig.get_size_inches()
+    if width <= PHONE_WIDTH * 1.05:
+        return False
+    if not hasattr(fig.canvas, "get_renderer"):  # closed by pyplot: draw it with Agg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    srcdir = Path(app.srcdir)
-    width, height = app.config.sphinx_gallery_conf.get("thumbnail_size", (400, 280))
-    for thumb in sorted(srcdir.glob("auto_examples/*/images/thumb/sphx_glr_*_thumb.png")):
-        stem = thumb.name.removeprefix("sphx_glr_").removesuffix("_thumb.png")
-        images = thumb.parent.parent
-        source = _thumbnail_source(images.parent / f"{stem}.py", images, srcdir)
-        docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
-        for language in LANGUAGES:
-            translated = None if source is None else language_path(source, language)
-            target = language_path(thumb, language)
-            if translated is None or not translated.is_file():
-                what = "a thumbnail source" if translated is None else translated.name
-                unmatched("figures in the page's language", docname, what)
-                continue
-            if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
-                scale_image(translated, target, width, height)
-
-
-def setup(app):
-    app.setup_extension("page_rules")
-    app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
-    app.connect("doctree-resolved", serve_translations)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+        FigureCanvasAgg(fig)
+    axes, grid = _grid_axes(fig)
+    if grid is None:
+        return False
+    nrows, ncols = grid.get_geometry()
+    images = all(ax.images for ax in axes)
+    cols = 2 if images and ncols > 1 and len(axes) >= 4 else 1
+    rows = -(-len(axes) // cols)
+    if images:  # room for the image at its aspect ratio, and for ticks and a title
+        data = axes[0].images[0].get_array().shape
+        colorbar = 0.9 if len(fig.axes) > len(axes) else 0.0  # a colour bar beside the grid
+        cell = min((PHONE_WIDTH - colorbar) / cols - 0.8, 2.6)
+        panel = min(cell * data[0] / data[1], 2.8) + 0.9
+    else:
+        panel = min(max(height / nrows * 0.9, 2.3), 3.2)
+    title = 0.35 if fig.get_suptitle() else 0.0
+    below = [ax for ax in axes if _beside(ax)]
+    legends = sum(0.25 * len(ax.get_legend().get_texts()) + 0.3 for ax in below)
+    if (rows, cols) != (nrows, ncols):
+        same_x, same_y = _same(axes, "x"), _same(axes, "y")
+        xlabel, ylabel = _common_label(axes, "x"), _common_label(axes, "y")
+        new = fig.add_gridspec(rows, cols)
+        for i, ax in enumerate(axes):
+            row, col = divmod(i, cols)
+            ax.set_subplotspec(new[row, col])
+            last = i + cols >= len(axes)  # no panel below it
+            if same_y:
+                ax.tick_params(labelleft=col == 0)
+                ax.set_ylabel(ylabel if col == 0 and ylabel else "")
+            if same_x and cols > 1:
+                ax.tick_params(labelbottom=last)
+                ax.set_xlabel(xlabel if last and xlabel else "")
+            elif not same_x:
+                ax.tick_params(labelbottom=True)
+                if xlabel and not ax.get_xlabel():
+                    ax.set_xlabel(xlabel)
+    fig.set_size_inches(PHONE_WIDTH, rows * panel + title + 0.6 * legends)
+    _wrap_text(fig, axes)
+    fig.canvas.draw()
+    for ax in below:
+        _legend_below(fig, ax)
+    return True

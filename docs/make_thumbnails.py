@@ -1,24 +1,23 @@
 """Draw the gallery thumbnails of the examples that print shapes or errors instead of plotting.
 
 Each such example names its picture with ``# sphinx_gallery_thumbnail_path``; the PNGs are
-committed beside this script, each also in the site's other languages (``<name>.zh_CN.png``).
-Redraw them with ``python docs/_static/thumbnails/make_thumbnails.py``.
+committed in ``_static/thumbnails``, each also in the site's other languages (``<name>.zh_CN.png``).
+Redraw them in the docs environment, the site's extensions on the path:
+``PYTHONPATH=docs/_ext python docs/make_thumbnails.py``.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import site_figures
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "_ext"))
-import figure_language
+HERE = Path(__file__).resolve().parent / "_static" / "thumbnails"
 
 SIZE = (4.0, 2.8)  # sphinx-gallery's thumbnail box, 400 x 280 px at 100 dpi
 BLUE, ORANGE, GREEN, RED, GREY = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#555555"
@@ -66,9 +65,9 @@ def _title(ax, text):
 
 def _save(fig, name):
     """Save ``name.png``, then ``name.<language>.png`` in each of the site's other languages,
-    its labels from docs/locale/<language>/LC_MESSAGES/figures.po (figure_language)."""
+    its labels from docs/locale/<language>/LC_MESSAGES/figures.po (site_figures)."""
     fig.savefig(HERE / f"{name}.png", dpi=100, facecolor="white")
-    figure_language.save_languages(fig, [(HERE / f"{name}.png", 100)], HERE / f"{name}.labels.json")
+    site_figures.save_languages(fig, [(HERE / f"{name}.png", 100)], HERE / f"{name}.labels.json")
     plt.close(fig)
 
 

@@ -1,0 +1,242 @@
+"""The gallery's figures in each edition's language and, on a phone, laid out for a phone.
+
+The drawing is :mod:`site_figures`'; this extension hooks it into the build:
+
+* :func:`scraper` is the gallery's image scraper: sphinx-gallery's own, then each figure again
+  in every other language and laid out for a phone (``<name>_phone.png``, ``<name>.zh_CN.png``,
+  each also at 2x), with ``<name>.labels.json``.
+* :func:`serve_translations` points sphinx-gallery's image nodes, which Sphinx's
+  ``figure_language_filename`` does not substitute, at the page's language, with the alt text
+  recorded when they were drawn; :func:`translate_thumbnails` makes each thumbnail in every
+  language from the same image in that language.
+* :func:`pictures` turns a page's ``<img>`` of a gallery figure into a ``<picture>`` whose first
+  source is the phone version (the page body edited as a tree, see ``page_rules``), and gives a
+  gallery figure embedded with ``{image}`` or ``{figure}`` its 2x version.
+
+A page where a figure should have been served and was not gets a warning
+(:func:`page_rules.unmatched`), which the strict build turns into a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import matplotlib
+from docutils import nodes
+from page_rules import body, unmatched
+from site_figures import (
+    PHONE,
+    RETINA,
+    language_path,
+    languages,
+    relayout_for_phone,
+    save_languages,
+    variant,
+)
+from sphinx_gallery.directives import imgsgnode
+
+PHONE_MEDIA = "(max-width: 540px)"  # the theme's one-column layout
+
+
+class _Recorder:
+    """Passes sphinx-gallery's image paths through, keeping the ones handed out."""
+
+    def __init__(self, paths):
+        self._paths = paths
+        self.used = []
+
+    def __iter__(self):
+        for path in self._paths:
+            self.used.append(Path(path))
+            yield path
+
+
+def _dpi(fig) -> float:
+    dpi = matplotlib.rcParams["savefig.dpi"]
+    return fig.dpi if dpi == "figure" else dpi
+
+
+def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
+    """sphinx-gallery's matplotlib scraper, then each figure again: in the other languages
+    and laid out for a phone (:mod:`site_figures`)."""
+    import matplotlib.pyplot as plt
+    from sphinx_gallery.scrapers import matplotlib_scraper
+
+    figures = [plt.figure(number) for number in plt.get_fignums()]
+    recorder = _Recorder(block_vars["image_path_iterator"])
+    rst = matplotlib_scraper(block, {**block_vars, "image_path_iterator": recorder}, gallery_conf)
+    for fig, path in zip(figures, recorder.used, strict=True):
+        files = [(path, dpi := _dpi(fig)), (variant(path, RETINA), 2 * dpi)]
+        one, two = (variant(p, PHONE) for p, _ in files)
+        # the same figure in the other languages, before its layout changes
+        labels = path.with_name(f"{path.stem}.labels.json")
+        save_languages(fig, files, labels, relayout=relayout_for_phone)
+        if not relayout_for_phone(fig):
+            one.unlink(missing_ok=True)
+            two.unlink(missing_ok=True)
+            continue
+        fig.savefig(one, dpi=dpi, facecolor=fig.get_facecolor())
+        fig.savefig(two, dpi=2 * dpi, facecolor=fig.get_facecolor())
+    return rst
+
+
+# ---- Pages: <picture> with the phone version first ----------------------------------------------
+
+# a gallery figure's file name in an <img>'s src (an attribute's text)
+_SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})(?P<language>\.\w+)?\.png$")
+
+
+def _sources(app) -> dict[str, Path]:
+    """Every gallery image of the build, by file name."""
+    return {p.name: p for p in Path(app.srcdir).glob("auto_examples/*/images/sphx_glr_*.png")}
+
+
+def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
+    """The page's gallery figures (images, and sphinx-gallery's own image nodes) that have a
+    phone version."""
+    found = 0
+    for image in doctree.findall(lambda n: isinstance(n, (nodes.image, imgsgnode))):
+        match = _SRC.match(Path(image["uri"]).name)
+        phone = variant(Path(f"{match['name']}.png"), PHONE) if match else None
+        if phone and {phone.name, variant(phone, RETINA).name} <= set(sources):
+            found += 1
+    return found
+
+
+def pictures(app, pagename, templatename, context, doctree) -> None:
+    """Serve each gallery figure of the page at 2x where it is missing, and its phone version
+    to screens of at most 540 px.
+
+    The page body is edited as a tree (:func:`page_rules.body`). A page whose doctree holds a
+    gallery figure with a phone version, and where no ``<img>`` became a ``<picture>``, gets a
+    warning (:func:`page_rules.unmatched`).
+    """
+    if "sphx_glr_" not in context.get("body", ""):  # no gallery figure on this page
+        if doctree is not None and _expected_pictures(doctree, _sources(app)):
+            unmatched("phone figures", pagename, "a gallery figure's <img> in the page")
+        return
+    soup = body(context)
+    if soup is None:
+        return
+    sources = _sources(app)
+    images = Path(app.outdir) / app.builder.imagedir
+
+    def copy(name: str) -> bool:
+        if name not in sources:
+            return False
+        target = images / name
+        if not target.is_file() or target.stat().st_mtime < sources[name].stat().st_mtime:
+            images.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(sources[name], target)
+        return True
+
+    served = 0
+    for img in soup.find_all("img"):
+        src = _SRC.match(img.get("src", ""))
+        if src is None or "_images/" not in src["dir"]:
+            continue
+        folder, name, language = src["dir"], src["name"], src["language"] or ""
+        if "srcset" not in img.attrs and copy(f"{name}{RETINA}{language}.png"):
+            img["srcset"] = f"{folder}{name}{language}.png, {folder}{name}{RETINA}{language}.png 2x"
+        phone, phone2 = (f"{name}{PHONE}{retina}{language}.png" for retina in ("", RETINA))
+        if not (copy(phone) and copy(phone2)):
+            continue
+        picture = soup.new_tag("picture")
+        source = soup.new_tag(
+            "source", media=PHONE_MEDIA, srcset=f"{folder}{phone}, {folder}{phone2} 2x"
+        )
+        img.wrap(picture)
+        img.insert_before(source)
+        served += 1
+    if doctree is not None and served == 0 and _expected_pictures(doctree, sources):
+        unmatched("phone figures", pagename, "a gallery figure's <img> to serve as <picture>")
+
+
+def _language_uri(uri: str, srcdir: Path, language: str) -> str | None:
+    """The language's version of an image given by its source path, if it exists."""
+    relative = uri.lstrip("/")
+    translated = language_path(Path(relative), language)
+    if not (srcdir / translated).is_file():
+        return None
+    return ("/" if uri.startswith("/") else "") + translated.as_posix()
+
+
+def serve_translations(app, doctree, docname: str) -> None:
+    """Point the page's gallery figures (sphinx-gallery's image nodes) at their versions in
+    the page's language, with the alt text recorded when they were drawn."""
+    language = app.config.language or "en"
+    if language not in languages():
+        return
+    srcdir = Path(app.srcdir)
+    for node in doctree.findall(imgsgnode):
+        uri = node["uri"]
+        translated = _language_uri(uri, srcdir, language)
+        if translated is None:
+            unmatched("figures in the page's language", docname, f"{uri} in {language}")
+            continue
+        node["uri"] = translated
+        if node.get("srcset"):
+            entries = []
+            for entry in node["srcset"].split(","):
+                path, *density = entry.split()
+                entries.append(" ".join([_language_uri(path, srcdir, language) or path, *density]))
+            node["srcset"] = ", ".join(entries)
+        record = srcdir / Path(uri.lstrip("/")).with_suffix(".labels.json")
+        with contextlib.suppress(FileNotFoundError, KeyError, ValueError):
+            node["alt"] = json.loads(record.read_text(encoding="utf-8"))["alt"][language]
+
+
+THUMBNAIL_PATH = re.compile(
+    r"^#\s*sphinx_gallery_thumbnail_path\s*=\s*['\"](.+?)['\"]", re.MULTILINE
+)
+THUMBNAIL_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)", re.MULTILINE)
+
+
+def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path | None:
+    """The English image that sphinx-gallery made the example's thumbnail from: its
+    ``sphinx_gallery_thumbnail_path``, else its figure ``sphinx_gallery_thumbnail_number``
+    (the first by default); ``None`` for an example without either."""
+    text = script.read_text(encoding="utf-8") if script.is_file() else ""
+    path = THUMBNAIL_PATH.search(text)
+    if path:
+        return srcdir / path[1]
+    number = int(THUMBNAIL_NUMBER.search(text)[1]) if THUMBNAIL_NUMBER.search(text) else 1
+    figures = sorted(images.glob(f"sphx_glr_{script.stem}_[0-9][0-9][0-9].png"))
+    return figures[number - 1 if number > 0 else number] if figures else None
+
+
+def translate_thumbnails(app) -> None:
+    """Make each gallery thumbnail in every language of :func:`site_figures.languages`, from the same image
+    in that language (``<thumbnail>.zh_CN.png``), after sphinx-gallery has made the English
+    ones. The pages then show them through ``figure_language_filename``."""
+    from sphinx_gallery.utils import scale_image
+
+    srcdir = Path(app.srcdir)
+    gallery_conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
+    width, height = gallery_conf.get("thumbnail_size", (400, 280))
+    for thumb in sorted(srcdir.glob("auto_examples/*/images/thumb/sphx_glr_*_thumb.png")):
+        stem = thumb.name.removeprefix("sphx_glr_").removesuffix("_thumb.png")
+        images = thumb.parent.parent
+        source = _thumbnail_source(images.parent / f"{stem}.py", images, srcdir)
+        docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
+        for language in languages():
+            translated = None if source is None else language_path(source, language)
+            target = language_path(thumb, language)
+            if translated is None or not translated.is_file():
+                what = "a thumbnail source" if translated is None else translated.name
+                unmatched("figures in the page's language", docname, what)
+                continue
+            if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
+                scale_image(translated, target, width, height)
+
+
+def setup(app):
+    app.setup_extension("page_rules")
+    app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
+    app.connect("doctree-resolved", serve_translations)
+    app.connect("html-page-context", pictures)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
