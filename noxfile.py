@@ -1,4 +1,5 @@
-"""Every job of the project: ``nox -l`` lists them, ``nox -s NAME`` runs one, ``nox`` runs CI."""
+"""Every job of the project: ``nox -l`` lists them, ``nox -s NAME`` runs one, ``nox`` runs lint
+and the tests, ``nox -s ci`` all of CI."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ CI_SESSIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("summary", ()),  # the test counts of this run, from each step's JUnit XML
 )
 
-nox.options.sessions = ["ci"]
+nox.options.sessions = ["lint", "tests"]  # plain `nox`
 nox.options.default_venv_backend = "venv"
 
 # pip installs without byte-compiling every file (torch's wheel: 8 s instead of 26 s); Python
@@ -106,15 +107,6 @@ def shared_env(session: nox.Session, extras: str) -> str:
     return str(python)
 
 
-def kernel_profile(session: nox.Session) -> Path:
-    """An IPython profile that silences the notebook kernel's warning about local TCP."""
-    ipython = Path(session.create_tmp()).resolve() / "ipython"  # the kernel starts elsewhere
-    kernel_config = ipython / "profile_default" / "ipython_kernel_config.py"
-    kernel_config.parent.mkdir(parents=True, exist_ok=True)
-    kernel_config.write_text('c.IPKernelApp.log_level = "ERROR"\n')
-    return ipython
-
-
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run the test suite and every docstring example (pytest, warnings are errors).
@@ -135,8 +127,8 @@ def tests(session: nox.Session) -> None:
 
 # The site's languages: English is the source, the others are translated from gettext catalogs
 # in docs/locale/<language>/LC_MESSAGES. Each builds into docs/_build/html/<language>.
-LANGUAGES = ("en", "zh_CN")
 LOCALE = DOCS / "locale"
+LANGUAGES = ("en", *sorted(p.parent.name for p in LOCALE.glob("*/LC_MESSAGES")))
 
 
 # What sphinx-gallery generates in the source folder from each language's own examples (the
@@ -197,7 +189,6 @@ def build_site(
     env = {
         "PYTHONHASHSEED": "0",
         "MPLBACKEND": "Agg",
-        "IPYTHONDIR": str(kernel_profile(session)),
         **(env or {}),
     }
     for language in LANGUAGES:
@@ -243,7 +234,7 @@ def translations(session: nox.Session) -> None:
     empty, changed ones fuzzy, removed ones dropped (sphinx-intl).
     """
     python = shared_env(session, "docs,test")
-    env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "IPYTHONDIR": str(kernel_profile(session))}
+    env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
     env["PYTHONPATH"] = EXTENSIONS  # catalogs.py reads the site's doctrees and figure labels
     catalogs = (python, "docs/locale/catalogs.py")
     if "update" in session.posargs:
@@ -389,7 +380,7 @@ def downloads(session: nox.Session) -> None:
         *("--numprocesses", str(cores())),
         junit(session),
         *session.posargs,
-        env={"IPYTHONDIR": str(kernel_profile(session)), **pip_env, **one_thread_per_core(cores())},
+        env={**pip_env, **one_thread_per_core(cores())},
         external=True,
     )
 
@@ -409,30 +400,16 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/bench.py", *session.posargs, env=env)
 
 
-@nox.session(python="3.10")
+@nox.session(python="3.10", venv_backend="uv")
 def minimum(session: nox.Session) -> None:
     """Run the tests on the lowest versions pyproject.toml allows (Python 3.10, torch 2.5, ...).
 
-    Every lower bound of the dependencies and of the ``test`` extra is installed exactly
-    (``torch>=2.5`` -> ``torch==2.5.0``); what they depend on resolves as usual. Give pip
-    PyTorch's CPU wheel index (``PIP_EXTRA_INDEX_URL``) where the default index serves only
-    CUDA builds of that torch.
+    uv resolves every direct dependency, of the package and of its ``test`` extra, to its
+    lowest allowed version (``--resolution lowest-direct``: ``torch>=2.5`` -> ``torch==2.5.0``);
+    what they depend on resolves as usual. Needs uv (``pip install nox uv``); give it PyTorch's
+    CPU wheel index (``UV_EXTRA_INDEX_URL``) where the default index serves only CUDA builds.
     """
-    import tomllib
-    from packaging.requirements import Requirement
-
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    lowest = []
-    for spec in [*project["dependencies"], *project["optional-dependencies"]["test"]]:
-        requirement = Requirement(spec)
-        bounds = [s.version for s in requirement.specifier if s.operator == ">="]
-        if not bounds:
-            session.error(f"{spec}: no lower bound (>=) to test in pyproject.toml")
-        lowest.append(f"{requirement.name}=={bounds[0]}")
-    session.log(f"lowest versions: {' '.join(lowest)}")
-    session.install(NO_COMPILE, *lowest)
-    session.install(NO_COMPILE, "--no-deps", "-e", ".")
-    session.run("pip", "check")
+    session.install("--resolution", "lowest-direct", "-e", ".[test]")
     session.run(
         *("pytest", "--ignore=tests/test_catalogs.py", "--ignore=tests/test_glossary.py"),
         *(junit(session, "minimum"), *session.posargs),
@@ -478,7 +455,7 @@ def ci(session: nox.Session) -> None:
     """Run every check of CI, one session after the other: lint, tests, docs from clean,
     translations, browser, downloads, then the summary of the test counts.
 
-    ``.ci/run`` and the GitHub workflow run this (plain ``nox`` too). nox prints each
+    ``.ci/run`` and the GitHub workflow run this. nox prints each
     session's wall time as it ends and a line per session at the close; a failed session does
     not stop the ones after it, and any failure fails the run.
     """

@@ -36,6 +36,8 @@ html_theme = "pydata_sphinx_theme"
 exclude_patterns = ["_build"]
 html_search_language = "en"  # the Chinese search (jieba) is the site's concern, not the rules'
 mha_button_pages = ["buttons_good", "buttons_changed"]
+locale_dirs = [{locale!r}]  # the site's interface catalog, sphinx.po: the lines in Chinese
+gettext_auto_build = False  # and none of the site's page catalogs
 """
 
 # What an upstream change would do to the pages named "changed": applied before the rules.
@@ -190,7 +192,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """The project built in Chinese: (its HTML folder, the build's warnings, one per line)."""
     src = tmp_path_factory.mktemp("site") / "src"  # the build goes beside it
     src.mkdir()
-    (src / "conf.py").write_text(CONF.format(ext=str(EXT), here=str(src)))
+    (src / "conf.py").write_text(CONF.format(here=str(src), locale=str(EXT.parent / "locale")))
     (src / "upstream_changes.py").write_text(UPSTREAM_CHANGES)
     pages = {**_pages(changed=False), **_pages(changed=True)}
     pages["reference/index.rst"] = "API reference\n=============\n\nThe names.\n"

@@ -223,10 +223,13 @@ def test_script_runs_standalone(layout, script: Path, reader_dir: Path) -> None:
 @pytest.fixture(scope="session")
 def one_kernel_start_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Kernels of the workers start one at a time (docs/_ext/kernel_start.py says why)."""
-    from kernel_start import serialize_kernel_starts
+    from kernel_start import quiet_kernel_profile, serialize_kernel_starts
 
     # each pytest-xdist worker has its own folder in the run's one temporary folder
-    serialize_kernel_starts(tmp_path_factory.getbasetemp().parent / "kernel-start.lock")
+    shared = tmp_path_factory.getbasetemp().parent
+    serialize_kernel_starts(shared / "kernel-start.lock")
+    if "IPYTHONDIR" not in os.environ:  # the kernels' log: errors only
+        os.environ["IPYTHONDIR"] = str(quiet_kernel_profile(shared / "ipython"))
 
 
 @pytest.mark.usefixtures("one_kernel_start_at_a_time")

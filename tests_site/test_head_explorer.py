@@ -24,6 +24,7 @@ import sys
 import pytest
 from conftest import Watch
 from pagechecks import axe_problems
+from site_figures import languages
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -34,7 +35,7 @@ MIN_WEIGHT = 0.01  # the script draws no lighter line
 TOLERANCE = 1e-5  # the page against PyTorch: float64 arithmetic on float32 parameters
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-LANGUAGES = ["en", "zh_CN"]
+LANGUAGES = ["en", *languages()]  # docs/_ext/site_figures.py: each folder of docs/locale
 
 LINES_JS = """() => [...document.querySelectorAll('.head-explorer .hx-line')].map((l) => ({
   head: Number(l.dataset.head), query: Number(l.dataset.query), key: Number(l.dataset.key),

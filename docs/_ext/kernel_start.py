@@ -1,5 +1,9 @@
 """Start one notebook kernel at a time across processes, so that two never take the same port.
 
+A workaround of jupyter/jupyter_client#487 ("Spawning many kernels may result in ZMQError"),
+which neither nbclient nor myst-nb can be configured around: myst-nb creates its
+``NotebookClient`` with no configuration of the kernel's transport (``ipc`` would need no port).
+
 A Jupyter kernel listens on five TCP ports. The process that starts it chooses them
 (jupyter_client binds port 0, reads the port the system gave and closes the socket) and the
 kernel binds them again a moment later. Two processes that start kernels at the same time can
@@ -16,8 +20,8 @@ As a Sphinx extension it locks ``<doctree dir>/kernel-start.lock``, shared by th
 one build; the downloads check calls the function with a file in its own temporary folder.
 
 The kernel also warns, on every start, that it listens on local TCP: noise in the build's
-log. ``nox -s docs`` points ``IPYTHONDIR`` at a profile that lowers the kernel's log level; a
-plain ``sphinx-build`` gets the same profile from this extension, beside the build's output.
+log. Unless ``IPYTHONDIR`` is set, the build and the downloads check point it at a profile that
+lowers the kernel's log level (:func:`quiet_kernel_profile`), beside the build's output.
 """
 
 from __future__ import annotations

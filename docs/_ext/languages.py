@@ -6,8 +6,8 @@ the Chinese edition need beyond the catalogs:
 
 - the theme's search placeholder and the label of its icon links, the footer's copyright
   holder and myst-nb's toggle of a folded cell ("Show code cell content") are configuration
-  values, not catalog entries: the Chinese build gets them in Chinese (:data:`ZH_CONFIG`,
-  :data:`ZH_THEME_OPTIONS`);
+  values, not catalog entries: the build in another language translates them (:data:`CONFIG`,
+  :data:`THEME_OPTIONS`) from the interface catalog, ``locale/<language>/LC_MESSAGES/sphinx.po``;
 - Sphinx 9.0's Chinese search writes ``window.Stemmer = ChineseStemmer``, a name its
   ``language_data.js`` never defines, so search fails on every Chinese page; the search class
   registered here stems Latin words as English, under a name that exists;
@@ -23,25 +23,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-LANGUAGE_FOLDERS = ("en", "zh_CN")  # _build/html/<folder>
-ZH_CONFIG = {
-    "copyright": "2026，mha 的作者们",
-    "nb_code_prompt_show": "显示折叠的代码单元格",
-    "nb_code_prompt_hide": "折叠代码单元格",
-}
-ZH_THEME_OPTIONS = {"search_bar_text": "搜索文档……", "icon_links_label": "图标链接"}
+from sphinx.locale import _
+
+CONFIG = ("copyright", "nb_code_prompt_show", "nb_code_prompt_hide")  # translated values
+THEME_OPTIONS = {"search_bar_text": "Search the docs ...", "icon_links_label": "Icon Links"}
 
 
 def is_chinese(config) -> bool:
     return (config.language or "en").lower().startswith("zh")
 
 
-def _chinese_theme_text(app, config) -> None:
-    if is_chinese(config):
-        options = {**config.html_theme_options, **ZH_THEME_OPTIONS}
+def _translated_text(app, config) -> None:
+    if (config.language or "en") != "en":
+        options = {**THEME_OPTIONS, **config.html_theme_options}
+        for name in THEME_OPTIONS:
+            options[name] = str(_(options[name]))
         config.html_theme_options = options
-        for name, value in ZH_CONFIG.items():
-            setattr(config, name, value)
+        for name in CONFIG:
+            setattr(config, name, str(_(getattr(config, name))))
 
 
 def _other_language_on_read_the_docs(app, config) -> None:
@@ -55,7 +54,7 @@ def _other_language_on_read_the_docs(app, config) -> None:
 
 def _notebooks_beside_the_site(app) -> None:
     outdir = Path(app.outdir)
-    if outdir.name in LANGUAGE_FOLDERS and hasattr(app.env, "mystnb_config"):
+    if outdir.name == (app.config.language or "en") and hasattr(app.env, "mystnb_config"):
         folder = outdir.parent.parent / "jupyter_execute" / outdir.name
         app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
 
@@ -73,6 +72,6 @@ def _chinese_search() -> type:
 def setup(app):
     app.add_search_language(_chinese_search())
     app.connect("config-inited", _other_language_on_read_the_docs)
-    app.connect("config-inited", _chinese_theme_text)
+    app.connect("config-inited", _translated_text)
     app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -41,10 +41,13 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
+from glossary import ROLE_TITLE  # a link's title, which the reader sees
+from site_figures import languages  # docs/_ext
+from translated_sources import CODE_FLAG  # the flag the Chinese build reads (docs/_ext)
 
 LOCALE = Path(__file__).resolve().parent
 DOCS = LOCALE.parent
-LANGUAGES = ("zh_CN",)
+LANGUAGES = tuple(languages())  # each folder here with catalogs
 
 # Pages without a catalog: generated from docstrings.
 UNTRANSLATED_PAGES = ("reference/generated/",)
@@ -64,12 +67,6 @@ MARKUP = re.compile(
     r"|<[^>]*>"  # HTML tags (raw HTML of the gallery index)
 )
 LETTER = re.compile(r"[^\W\d_]")
-# A link's explicit title is shown to the reader: {ref}`shapes 06 <target>` shows "shapes 06"
-# (a Python role's title is a name: :py:obj:`KVCache <mha.KVCache>`).
-ROLE_TITLE = re.compile(
-    r"(?:\{(?:std:)?(?:doc|ref|numref|download|term)\}|:(?:std:)?(?:doc|ref|numref|download|term):)"
-    r"`([^`<]*?)\s*<[^`>]*>`"
-)
 # A translation is parsed again on its own: one that starts like a list item or a heading
 # becomes one ("2. 逐步计算" is a numbered list starting at 2). Escape it: "2\\. 逐步计算".
 BLOCK_MARKER = re.compile(r"^(?:\d+[.)]|[-+*]|#+)(?:\s|$)")
@@ -123,9 +120,6 @@ COMMENT_WORD = re.compile(r"[A-Za-z]{3,}")  # a comment with words to translate
 # a comment that tells a tool what to do (fmt: skip, noqa, type: ignore): code, in any language
 TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:)")
 SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
-
-
-from translated_sources import CODE_FLAG  # the flag the Chinese build reads (docs/_ext)
 
 
 def literal_blocks(doctrees: Path) -> set[str]:

@@ -43,8 +43,12 @@ CODE = re.compile(
     r"|\{[a-z_]+\}",  # a template's placeholder: {ratio}, filled in by the build
     re.DOTALL,
 )
-# A role's explicit title is text a reader sees: {ref}`page 5 <target>` shows "page 5".
-ROLE_TITLE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`<]*?)\s*<[^`>]*>`")
+# A link's explicit title is text a reader sees: {ref}`page 5 <target>` shows "page 5" (a
+# Python role's title is a name: :py:obj:`KVCache <mha.KVCache>`).
+ROLE_TITLE = re.compile(
+    r"(?:\{(?:std:)?(?:doc|ref|numref|download|term)\}|:(?:std:)?(?:doc|ref|numref|download|term):)"
+    r"`([^`<]*?)\s*<[^`>]*>`"
+)
 # The reader sees the gallery thumbnails' tooltip and title, both in raw HTML.
 TOOLTIP = re.compile(r'tooltip="([^"]*)"')
 TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
