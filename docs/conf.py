@@ -121,8 +121,8 @@ html_context = {"default_mode": "auto"}
 # -- Languages: English source, Simplified Chinese from gettext catalogs --------------------------
 # ``nox -s docs`` builds English into _build/html/en, then ``-D language=zh_CN`` into
 # _build/html/zh_CN, from locale/zh_CN/LC_MESSAGES/<page>.po (one catalog per page; an entry
-# left untranslated shows the English text). The lines no catalog holds (sphinx-gallery's, the
-# theme's options) are _ext/zh_interface.py's and _ext/languages.py's; the API pages stay English.
+# left untranslated shows the English text). The interface's lines (the theme's, sphinx-gallery's,
+# the theme options') are in locale/zh_CN/LC_MESSAGES/sphinx.po; the API pages stay English.
 
 language = "en"
 locale_dirs = ["locale/"]
