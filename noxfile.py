@@ -327,7 +327,7 @@ def browser(session: nox.Session) -> None:
 DOWNLOADS_ENV = ROOT / ".nox" / "downloads"
 
 
-# the command every download page prints (package_hash's {install} role), read from the site
+# the command every download page prints (docs/_ext/package.py's {install} role), read from the site
 INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(.*?)</code>', re.DOTALL)
 # the reader's Jupyter, for the tutorial's notebooks, and the checks' own tools
 READER_TOOLS = ("ipykernel", "nbclient", "nbformat", "pytest", "pytest-xdist")

@@ -29,7 +29,7 @@ if "Repository" not in URLS:
     raise RuntimeError("expected the installed mha to have [project.urls]: pip install -e .")
 REPOSITORY_URL = URLS["Repository"]  # linked from the navbar of every page
 mha_documentation_url = URLS["Documentation"]  # downloaded notebooks link the site there
-# The package as the site serves it (package_hash builds it): what every download imports
+# The package as the site serves it (_ext/package.py builds it): what every download imports
 mha_wheel = f"mha-{release}-py3-none-any.whl"
 mha_install = f"python -m pip install {mha_wheel} matplotlib"  # torch comes with the wheel
 
@@ -45,17 +45,13 @@ extensions = [
     "sphinx_copybutton",
     "sphinx_design",  # cards on the index page
     # the site's own, in _ext/
-    "languages",  # the English and Chinese editions' layout, search and theme text
-    "zh_interface",  # sphinx-gallery's and the templates' lines in Chinese
-    "code_comments",  # code blocks with their comments in the page's language
+    "languages",  # the Chinese edition's interface lines, search and layout
     "gallery_figures",  # each gallery figure also in Chinese and for a phone, and served so
-    "phone_tables",  # tables as cards and break points in inline code, on a phone
-    "math_text",  # word subscripts upright; tab titles as text
+    "page_rules",  # tables as cards, break points in inline code; upright subscripts, tab titles
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
     "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese
-    "package_hash",  # examples and notebooks run again when the package changes
+    "package",  # runs again when the package changes; its wheel; a page for each name
     "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
-    "api_reference",  # every public name has a reference page
     "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
     "head_tables",  # the "what heads learn" page's tables, from the gallery example's JSON
     "head_explorer",  # What heads learn: every head's attention, explored in the page (JS, SVG)
@@ -200,7 +196,7 @@ sphinx_gallery_conf = {
     "min_reported_time": 0,
     "show_memory": False,
     "remove_config_comments": True,
-    "run_stale_examples": False,  # on for one build when the package changed (package_hash)
+    "run_stale_examples": False,  # on for one build when the package changed (_ext/package.py)
     # Figures: drawn for the text column (about 7 in) and saved a second time at twice the
     # resolution for high-DPI screens.
     "image_srcset": ["2x"],

@@ -69,7 +69,7 @@ def test_the_cycle_finder_finds_a_cycle_hidden_in_a_function(tmp_path: Path) -> 
 
 
 def test_the_build_modules_import_each_other_without_a_cycle() -> None:
-    assert len(BUILD) > 20, BUILD
+    assert {"conf", "site_figures", "gallery_figures", "catalogs"} <= {p.stem for p in BUILD}
     found = cycles(graph_of(BUILD))
     assert not found, "import cycles among the build's modules: " + "; ".join(
         " -> ".join([*cycle, cycle[0]]) for cycle in found

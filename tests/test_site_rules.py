@@ -30,7 +30,7 @@ EXT = Path(__file__).resolve().parents[1] / "docs" / "_ext"
 CONF = """
 import sys
 sys.path.insert(0, {here!r})  # upstream_changes.py, beside this conf.py
-extensions = ["sphinx_design", "zh_interface", "phone_tables", "math_text", "gallery_figures",
+extensions = ["sphinx_design", "languages", "page_rules", "gallery_figures",
               "upstream_changes"]
 html_theme = "pydata_sphinx_theme"
 exclude_patterns = ["_build"]

@@ -349,7 +349,7 @@ PHONE_SCREENSHOTS = {
 }
 
 
-# the command a download page prints (docs/_ext/package_hash.py's {install} role)
+# the command a download page prints (docs/_ext/package.py's {install} role)
 INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(?P<code>.*?)</code>', re.DOTALL)
 WHEEL_LINK = re.compile(r'<a [^>]*href="(?P<href>[^"]+\.whl)"')
 

@@ -78,7 +78,7 @@ def load(path: Path, shown: str) -> dict:
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
-    """A plain table: the site shows it as cards on a phone (phone_tables)."""
+    """A plain table: the site shows it as cards on a phone (page_rules)."""
     header = "".join(f"<th>{cell}</th>" for cell in head)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return (

@@ -12,7 +12,7 @@ Printed outputs are never in a catalog. Not translated, so not in any catalog:
   reference's index page, its headings and notes, has a catalog; its tables' one-line
   summaries are the docstrings' and stay English);
 - sphinx-gallery's own lines ("Go to the end to download...", running time, download links):
-  ``docs/_ext/zh_interface.py`` translates them, since each run's time would make a catalog
+  ``docs/_ext/languages.py`` translates them, since each run's time would make a catalog
   entry stale;
 - the figures' labels: their table is ``figures.po``, checked by :func:`figure_problems`;
 - entries with no words outside markup, e.g. a table cell that is only ``{func}`mha.project```.

@@ -1,4 +1,5 @@
-"""Run the examples and notebooks again when the package changes, and only then.
+"""The package as the site uses it: its outputs run again when it changes, its wheel served,
+every public name on a reference page.
 
 sphinx-gallery re-runs an example only when the example's file changes, and myst-nb's
 notebook cache keys on the notebook's text: neither sees a change in ``src/mha``, so a build
@@ -20,6 +21,10 @@ the role ``{install}`matplotlib``` writes the one command that installs what a d
 needs, ``python -m pip install mha-<version>-py3-none-any.whl matplotlib`` (``mha_install``),
 the wheel's name a link to download it. Each gallery example's page says it in its download
 note (:data:`INSTALL_NOTE`), the tutorial's pages and the gallery's index in their text.
+
+``reference/index.rst`` lists the package's names in the lesson's order, in autosummary tables
+that generate one page per name. A name added to ``mha.__all__`` but not to that page would have
+no reference page and no warning from autosummary: :func:`check_every_name_listed` warns.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ import sys
 from pathlib import Path
 
 from docutils import nodes
+from languages import TO_DOWNLOAD
 from sphinx import addnodes
-from zh_interface import TO_DOWNLOAD
+from sphinx.util import logging
 
 STAMP = Path("auto_examples") / ".mha-source-hash"  # beside the generated gallery
 CACHE = Path(".jupyter_cache")
@@ -105,7 +111,7 @@ INSTALL_NOTE = (
     "Save the package from this site beside the download and install it, PyTorch with it (a "
     "notebook's first cell runs the same command): :install:`matplotlib`."
 )
-GALLERY_NOTE = TO_DOWNLOAD + "\n"  # sphinx-gallery's words, as zh_interface matches them
+GALLERY_NOTE = TO_DOWNLOAD + "\n"  # sphinx-gallery's words, as languages matches them
 
 
 def _install_note(app, docname: str, source: list[str]) -> None:
@@ -127,11 +133,32 @@ def _record(app, exception) -> None:
         stamp.write_text(app.config.mha_source_hash + "\n")
 
 
+logger = logging.getLogger(__name__)
+INDEX = Path("reference") / "index.rst"
+
+
+def check_every_name_listed(app, config) -> None:
+    import mha
+
+    text = (Path(app.confdir) / INDEX).read_text(encoding="utf-8")
+    missing = [n for n in mha.__all__ if n != "__version__" and f"   {n}\n" not in text]
+    if missing:
+        logger.warning(
+            "expected every name of mha.__all__ in %s, missing %s (add each to an "
+            "autosummary table there)",
+            INDEX,
+            missing,
+            type="mha",
+            subtype="api_reference",
+        )
+
+
 def setup(app):
     app.add_config_value("mha_source_hash", "", "env")
     app.add_config_value("mha_wheel", "", "env")
     app.add_config_value("mha_install", "", "env")
     app.add_role("install", install_role)
+    app.connect("config-inited", check_every_name_listed)
     app.connect("config-inited", _hash_and_cache)
     app.connect("config-inited", _build_wheel, priority=600)
     app.connect("source-read", _install_note)
