@@ -27,7 +27,7 @@ def test_project_qkv_packed_equals_separate(device, bias: bool) -> None:
     weights = [layer.weight for layer in layers]
     biases = [layer.bias for layer in layers]
     x = torch.randn(2, 5, 64, device=device)
-    packed = mha.project_qkv(x, x, x, *weights, *biases)  # one (192, 64) product
+    packed = mha.project_qkv(x, x, x, *weights, *biases)  # self-attention
     separate = mha.project_qkv(x, x.clone(), x.clone(), *weights, *biases)
     for p, s, layer in zip(packed, separate, layers, strict=True):
         assert p.shape == (2, 5, 64)

@@ -299,9 +299,6 @@ def _project(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     if bias is not None and bias.dtype != weight.dtype:
         # F.linear needs one dtype; PyTorch's module adds such a bias with type promotion
         return _project(x, weight, None) + bias
-    if x.dim() == 3 and not x.is_contiguous() and x.transpose(0, 1).is_contiguous():
-        # (B, L, E) viewed from (L, B, E) memory: project in memory order, then view back
-        return F.linear(x.transpose(0, 1), weight, bias).transpose(0, 1)  # (B, L, E_out)
     return F.linear(x, weight, bias)
 
 
@@ -318,13 +315,8 @@ def project_qkv(
 ) -> tuple[Tensor, Tensor, Tensor]:
     r"""Step 2: project the inputs to queries, keys and values.
 
-    ``Q = query W_Q^T + b_Q``, ``K = key W_K^T + b_K``, ``V = value W_V^T + b_V``. In
-    self-attention (``query is key is value``) the three weights are stacked into one
-    ``(3E, E)`` matrix, as :class:`torch.nn.MultiheadAttention` packs its ``in_proj_weight``,
-    so the input is read once by a single matrix product. The three results are then
-    column blocks of one ``(B, L, 3E)`` tensor: non-contiguous views. :func:`split_heads`
-    handles them (its ``view`` only splits the last dimension), but a ``view`` that merges
-    dimensions, such as ``view(B, H, L, D)``, raises on them.
+    ``Q = query W_Q^T + b_Q``, ``K = key W_K^T + b_K``, ``V = value W_V^T + b_V``: three
+    matrix products, in self-attention as in cross-attention.
 
     Parameters
     ----------
@@ -379,14 +371,6 @@ def project_qkv(
 
 
 def _project_qkv(query, key, value, q_weight, k_weight, v_weight, q_bias, k_bias, v_bias):
-    biases = (q_bias, k_bias, v_bias)
-    packable = q_weight.shape == k_weight.shape == v_weight.shape and (
-        all(b is None for b in biases) or all(b is not None for b in biases)
-    )
-    if query is key and key is value and packable:  # self-attention: one (3E, E) product
-        packed = torch.cat([q_weight, k_weight, v_weight])  # (3E, E)
-        packed_bias = None if q_bias is None else torch.cat(biases)  # (3E,)
-        return _project(query, packed, packed_bias).chunk(3, dim=-1)  # 3 x (B, L, E)
     q = _project(query, q_weight, q_bias)  # (B, L, E)
     k = _project(key, k_weight, k_bias)  # (B, S, E)
     v = _project(value, v_weight, v_bias)  # (B, S, E)
