@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from docutils import nodes
 
 pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
 from babel.messages.catalog import Catalog
@@ -126,12 +127,11 @@ def test_gqa_alt_states_the_decode_times(gqa: dict) -> None:
     )
 
 
-def _rows(table: str) -> list[tuple[str, list[str]]]:
-    """(the row's opening tag, its cells) for each body row."""
-    body = table[table.index("<tbody>") :]
+def _rows(table: nodes.table) -> list[tuple[list[str], list[str]]]:
+    """(the row's classes, its cells' text) for each row, the header's first."""
     return [
-        (opening, re.findall(r"<td>(.*?)</td>", cells))
-        for opening, cells in re.findall(r"(<tr[^>]*>)(.*?)</tr>", body)
+        (row["classes"], [entry.astext() for entry in row.findall(nodes.entry)])
+        for row in table.findall(nodes.row)
     ]
 
 
@@ -139,27 +139,34 @@ def test_table_has_a_row_per_measurement_from_the_json(results: dict) -> None:
     row = results["speed"][-1]
     row["ours_gflops"], row["torch_gflops"], row["ours_of_roofline"] = 12.345, 6.78, 0.4321
     _set_passed(row, 9.876)
-    table = bf.table_html(results, "results.json", english("table"))
-    assert table.startswith(
-        '<div class="pst-scrollable-table-container"><table class="table bench-table">'
-        "<thead><tr><th>mode</th><th>(B, L, E, H)</th><th>batch_first</th><th>ratio</th>"
-        "<th>goal</th><th>GFLOP/s mha</th><th>GFLOP/s torch</th><th>mha / roofline</th>"
-    )
-    rows = _rows(table)
+    table = bf.speed_table(results, "results.json", english("table"))
+    assert table["classes"] == ["bench-table"]
+    head, *rows = _rows(table)
+    assert head == ([], [
+        "mode", "(B, L, E, H)", "batch_first", "ratio", "goal", "GFLOP/s mha", "GFLOP/s torch",
+        "mha / roofline",
+    ])  # fmt: skip
     assert len(rows) == len(results["speed"])
     shape = f"({row['B']}, {row['L']}, {row['E']}, {row['H']})"
-    assert ('<tr class="bench-missed-row">', [
-        row["mode"], shape, str(row["batch_first"]), "<b>9.88</b>",
-        f'≤ {row["goal"]:.2f} <span class="bench-missed">✗ <span>goal missed</span></span>',
-        "12.3", "6.8", "43 %",
+    assert (["bench-missed-row"], [
+        row["mode"], shape, str(row["batch_first"]), "9.88",
+        f"≤ {row['goal']:.2f} ✗ goal missed", "12.3", "6.8", "43 %",
     ]) in rows  # fmt: skip
+    # the ratio in bold; each goal marked met or missed, the words in a span of their own
+    assert [s.astext() for s in table.findall(nodes.strong)] == [r[1][3] for r in rows]
+    marks = [(m["classes"], m.astext()) for m in table.findall(nodes.inline) if m["classes"]]
+    assert marks == [
+        (["bench-met"], "✓ goal met") if r["passed"] else (["bench-missed"], "✗ goal missed")
+        for r in sorted(results["speed"], key=lambda r: (list(results["modes"]).index(r["mode"]),
+                                                          not r["batch_first"]))
+    ]  # fmt: skip
     # ordered by mode, batch_first=True first; the rows that met their goal marked so
     modes = list(results["modes"])
     keys = [(modes.index(cells[0]), cells[2] == "False") for _, cells in rows]
     assert keys == sorted(keys)
-    met = [cells for opening, cells in rows if opening == "<tr>"]
+    met = [cells for classes, cells in rows if not classes]
     assert len(met) == sum(r["passed"] for r in results["speed"])
-    assert all('<span class="bench-met">✓ <span>goal met</span></span>' in c[4] for c in met)
+    assert all(c[4].endswith("✓ goal met") for c in met)
 
 
 # ---- Errors name the file and the key ------------------------------------------------------------
@@ -173,7 +180,7 @@ def test_a_missing_key_names_the_file_and_the_key(results: dict) -> None:
     del results["speed"][3]["ratio"]
     with pytest.raises(bf.BenchDataError, match=r"expected key 'ratio' in results\.json"
                        r"\['speed'\]\[3\]"):  # fmt: skip
-        bf.table_html(results, "results.json", english("table"))
+        bf.speed_table(results, "results.json", english("table"))
 
 
 def test_a_translation_with_other_placeholders_keeps_the_english() -> None:
@@ -225,6 +232,19 @@ def alts(html: str) -> dict[str, str]:
     return dict(found)
 
 
+def _page_rows(page: str) -> list[tuple[list[str], list[str]]]:
+    """The built page's table: its classes, then (the row's classes, its cells' text) for each
+    row (Sphinx's row-odd and row-even left out)."""
+    table = re.search(r'<table class="([^"]*)"[^>]*>(.*?)</table>', page, re.DOTALL)
+    classes = [c for c in table[1].split() if c not in ("table", "docutils", "align-default")]
+    rows = []
+    for row_classes, row in re.findall(r'<tr(?: class="([^"]*)")?>(.*?)</tr>', table[2], re.DOTALL):
+        cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.DOTALL)
+        kept = [c for c in row_classes.split() if c not in ("row-odd", "row-even")]
+        rows.append((kept, [" ".join(re.sub(r"<[^>]+>", "", c).split()) for c in cells]))
+    return [(classes, []), *rows]
+
+
 def test_directives_write_the_pictures_and_the_table(tmp_path: Path, results: dict) -> None:
     out, warnings = build(project(tmp_path))
     assert warnings == ""
@@ -239,7 +259,8 @@ def test_directives_write_the_pictures_and_the_table(tmp_path: Path, results: di
         "memory": bf.memory_alt(results, "x", english("memory")),
         "gqa": bf.gqa_alt(_json("gqa.json"), "x", english("gqa")),
     }
-    assert bf.table_html(results, "x", english("table")) in html
+    table = [(["bench-table"], []), *_rows(bf.speed_table(results, "x", english("table")))]
+    assert _page_rows(html) == table
 
 
 def _chinese_catalog(src: Path) -> None:
@@ -278,7 +299,8 @@ def test_chinese_alt_text_and_headers(tmp_path: Path) -> None:
             assert f"_static/bench/{name}" in html and ".zh_CN.png" in name
     assert "_static/bench/speed.png" not in html
     # the mode column in Chinese, as the page's Method table names the modes
-    assert "<td>推理</td>" in html and "<td>inference</td>" not in html
+    rows = [cells for _, cells in _page_rows(html)[1:]]
+    assert rows[1][0] == "推理" and "inference" not in [cells[0] for cells in rows]
     assert found["speed"] == (
         "三个上下排列的柱状图，分别是推理、训练和逐头权重：在三种形状下、batch_first=True 和 batch_first=False 时 "
         f"mha 与 torch 的耗时比，并画出目标线；除了 batch_first=True 时 {shape} 的推理（0.91，"
@@ -287,8 +309,7 @@ def test_chinese_alt_text_and_headers(tmp_path: Path) -> None:
     assert found["memory"].startswith("一次前向传播的峰值内存随序列长度（1024 到 8192）的变化")
     assert "融合路径线性增长，约到 " in found["memory"]
     assert found["gqa"].endswith("拼接方式耗时 8.0 s。")
-    for header in ("<th>模式</th>", "<th>耗时比</th>", "<th>目标</th>", "<th>mha 的 GFLOP/s</th>"):
-        assert header in html
+    assert {"模式", "耗时比", "目标", "mha 的 GFLOP/s"} <= set(rows[0])
     assert "<span>达到目标</span>" in html and "<span>未达到目标</span>" in html
     assert "goal met" not in html and "goal missed" not in html
 

@@ -37,7 +37,7 @@ from site_figures import languages
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
-from templated import LIST_TEMPLATES, DataError, Messages, Templated, get, read_json
+from templated import LIST_TEMPLATES, DataError, Messages, Templated, get, read_json, table
 
 logger = logging.getLogger(__name__)
 
@@ -295,34 +295,32 @@ def picture_html(folder_url: str, kind: str, width: int, alt: str, language: str
     return f"<p><picture>{source}{img}</picture></p>"
 
 
-def table_html(results: dict, where: str, messages: Messages) -> str:
+def speed_table(results: dict, where: str, messages: Messages) -> nodes.table:
     """The speed table: a row per measurement, by mode, a missed goal marked on its row."""
-    head = "".join(
-        f"<th>{html.escape(messages.text.get(column, column))}</th>" for column in TABLE_COLUMNS
-    )
-    marks = {
-        True: f'<span class="bench-met">✓ <span>{html.escape(messages.text["met"])}</span></span>',
-        False: '<span class="bench-missed">✗ '
-        f"<span>{html.escape(messages.text['missed'])}</span></span>",
-    }
-    body = []
+    head = [messages.text.get(column, column) for column in TABLE_COLUMNS]
+    rows = []
     for row, at in speed_rows(results, where):
-        cells = (
-            html.escape(messages.text.get(f"cell_{row['mode']}", row["mode"])),
-            _shape(row, at),
-            row["batch_first"],
-            f"<b>{row['ratio']:.2f}</b>",
-            f"≤ {row['goal']:.2f} {marks[bool(row['passed'])]}",
+        passed = bool(row["passed"])
+        mark = nodes.inline(
+            "",
+            "✓ " if passed else "✗ ",
+            nodes.inline("", messages.text["met" if passed else "missed"]),
+            classes=["bench-met" if passed else "bench-missed"],
+        )
+        cells = [
+            messages.text.get(f"cell_{row['mode']}", row["mode"]),
+            str(_shape(row, at)),
+            str(row["batch_first"]),
+            [nodes.strong("", f"{row['ratio']:.2f}")],
+            [nodes.Text(f"≤ {row['goal']:.2f} "), mark],
             f"{row['ours_gflops']:.1f}",
             f"{row['torch_gflops']:.1f}",
             f"{100 * row['ours_of_roofline']:.0f} %",
-        )
-        opening = "<tr>" if row["passed"] else '<tr class="bench-missed-row">'
-        body.append(opening + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
-    return (
-        '<div class="pst-scrollable-table-container"><table class="table bench-table">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
+        ]
+        rows.append((cells, [] if passed else ["bench-missed-row"]))
+    written = table(head, rows)
+    written["classes"].append("bench-table")
+    return written
 
 
 # ---- The node and the directives ----------------------------------------------------------------
@@ -336,11 +334,11 @@ class bench_output(nodes.General, nodes.Element, Templated):
         return "bench-table" if self["kind"] == "table" else f"bench-figure {self['kind']}"
 
     def html(self, app, docname: str, messages: Messages) -> nodes.Node:
-        markup = render(
+        written = render(
             self, messages, Path(app.srcdir), app.config.bench_figures_dir,
             app.builder.get_target_uri(docname), app.config.language or "en",
         )  # fmt: skip
-        return nodes.raw("", markup, format="html")
+        return nodes.raw("", written, format="html") if isinstance(written, str) else written
 
 
 class _BenchDirective(SphinxDirective):
@@ -388,14 +386,14 @@ def render(
     folder: str,
     page_url: str,
     language: str = "en",
-) -> str:
-    """The HTML of ``node`` in ``language``, from ``messages`` (its templates in that
-    language); ``page_url`` is the page's URL relative to the site's root."""
+) -> str | nodes.table:
+    """The figure's HTML, or the table, of ``node`` in ``language``, from ``messages`` (its
+    templates in that language); ``page_url`` is the page's URL relative to the site's root."""
     kind, data = node["kind"], node["data"]
     shown = str(PurePosixPath(folder, data))
     results = load(Path(srcdir, folder, data), shown)
     if kind == "table":
-        return table_html(results, shown, messages)
+        return speed_table(results, shown, messages)
     names = figure_names(kind, language)
     for name in names.values():
         if not Path(srcdir, folder, name).is_file():

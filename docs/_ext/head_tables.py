@@ -18,14 +18,13 @@ with ``-W``: the build fails).
 from __future__ import annotations
 
 import functools
-import html
 from pathlib import Path
 
 from docutils import nodes
 from head_explorer import TASKS as EXPLORER_TASKS
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-from templated import DataError, Messages, Templated, get, read_json
+from templated import DataError, Messages, Templated, get, read_json, table
 
 logger = logging.getLogger(__name__)
 
@@ -77,38 +76,28 @@ def load(path: Path, shown: str) -> dict:
     return read_json(path, shown, missing, HeadDataError)
 
 
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    """A plain table: the site shows it as cards on a phone (page_rules)."""
-    header = "".join(f"<th>{cell}</th>" for cell in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return (
-        '<div class="pst-scrollable-table-container"><table class="table">'
-        f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>"
-    )
-
-
-def ablation_html(data: dict, shown: str, messages: Messages) -> str:
+def ablation_table(data: dict, shown: str, messages: Messages) -> nodes.table:
     """Seed 0: held-out accuracy per task with nothing and with each head removed."""
-    text = {key: html.escape(value) for key, value in messages.text.items()}
+    text = messages.text
     ablation = _get(data, shown, "ablation")
     needed = {task: _get(data, shown, "roles", task, "head") for task in TASKS}
     rows = [[text["none"], *(f"{_get(data, shown, 'accuracy', t):.3f}" for t in TASKS)]]
     for head in sorted(ablation, key=int):
-        label = html.escape(messages.format("head", head=head))
+        label = messages.format("head", head=head)
         tasks = [t for t in TASKS if needed[t] == int(head)]
         if tasks:
             note = text["needed"] if len(tasks) == 2 else text[f"needed_{tasks[0]}"]
-            label = f"<b>{label}</b> {note}"
+            label = [nodes.strong("", label), nodes.Text(f" {note}")]
         cells = [f"{_get(data, shown, 'ablation', head, t):.3f}" for t in TASKS]
-        rows.append([label, *(f"<b>{c}</b>" if tasks else c for c in cells)])
+        rows.append([label, *([nodes.strong("", c)] if tasks else c for c in cells)])
     rows.append([text["baseline"], *(f"{_get(data, shown, 'baseline', t):.3f}" for t in TASKS)])
     head = [text["removed"], text["agreement"], text["pronoun"]]
-    return _table(head, rows)
+    return table(head, rows)
 
 
-def seeds_html(data: dict, shown: str, messages: Messages) -> str:
+def seeds_table(data: dict, shown: str, messages: Messages) -> nodes.table:
     """Every seed: the looking head and the needed head per task, with their weights."""
-    text = {key: html.escape(value) for key, value in messages.text.items()}
+    text = messages.text
     rows = []
     for seed in sorted(_get(data, shown, "seeds"), key=int):
         for task in TASKS:
@@ -117,33 +106,37 @@ def seeds_html(data: dict, shown: str, messages: Messages) -> str:
                 for key in ("looking", "needed", "on_target", "on_other", "without")
             )
             others = [w for h, w in enumerate(without) if h != needed]
+            weights = f" ({on_target[needed]:.2f} / {on_other[needed]:.2f})"
             rows.append([
-                seed,
+                str(seed),
                 text[f"task_{task}"],
                 f"{looking} ({on_target[looking]:.2f} / {on_other[looking]:.2f})",
-                (f"<b>{needed}</b>" if needed != looking else str(needed))
-                + f" ({on_target[needed]:.2f} / {on_other[needed]:.2f})",
+                [nodes.strong("", str(needed)), nodes.Text(weights)]
+                if needed != looking else f"{needed}{weights}",
                 f"{without[needed]:.3f}",
                 f"{min(others):.3f}" if others else "",
             ])  # fmt: skip
     keys = ("seed", "task", "looking", "needed", "without", "others")
     head = [text[k] for k in keys]
-    return _table(head, rows)
+    return table(head, rows)
 
 
-def price_html(data: dict, shown: str, messages: Messages) -> str:
+def price_table(data: dict, shown: str, messages: Messages) -> nodes.table:
     """Every seed: the lowest accuracy one removal leaves, trained with and without the price."""
-    text = {key: html.escape(value) for key, value in messages.text.items()}
+    text = messages.text
     columns = [(task, run) for task in TASKS for run in ("price", "no_price")]
     rows = [
-        [seed, *(f"{_get(data, shown, 'lowest', run, seed, task):.3f}" for task, run in columns)]
+        [
+            str(seed),
+            *(f"{_get(data, shown, 'lowest', run, seed, task):.3f}" for task, run in columns),
+        ]
         for seed in sorted(_get(data, shown, "lowest", "price"), key=int)
     ]
     head = [text["seed"], *(text[f"{task}_{run}"] for task, run in columns)]
-    return _table(head, rows)
+    return table(head, rows)
 
 
-RENDER = {"ablation": ablation_html, "seeds": seeds_html, "price": price_html}
+RENDER = {"ablation": ablation_table, "seeds": seeds_table, "price": price_table}
 
 
 class head_table(nodes.General, nodes.Element, Templated):
@@ -154,8 +147,7 @@ class head_table(nodes.General, nodes.Element, Templated):
 
     def html(self, app, docname: str, messages: Messages) -> nodes.Node:
         data = load(Path(app.srcdir, self["shown"]), self["shown"])
-        markup = RENDER[self["kind"]](data, self["shown"], messages)
-        return nodes.raw("", markup, format="html")
+        return RENDER[self["kind"]](data, self["shown"], messages)
 
 
 class HeadTable(SphinxDirective):

@@ -75,14 +75,17 @@ def _notebooks_beside_the_site(app) -> None:
         app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
 
 
-def _chinese_search() -> type:
-    """Sphinx's Chinese search (jieba, when installed), with a stemmer name that exists."""
+def _chinese_search(app, config) -> None:
+    """Sphinx's Chinese search (jieba, when installed), with a stemmer name that exists; only
+    for a Chinese search index (importing it imports jieba)."""
+    if not (config.html_search_language or config.language or "en").startswith("zh"):
+        return
     from sphinx.search.zh import SearchChinese
 
     class SearchChineseEnglishStemmer(SearchChinese):
         language_name = "English"  # -> window.Stemmer = EnglishStemmer
 
-    return SearchChineseEnglishStemmer
+    app.add_search_language(SearchChineseEnglishStemmer)
 
 
 # ---- Lines no page catalog holds ----------------------------------------------------------------
@@ -243,11 +246,11 @@ def translate_interface(app, doctree, docname: str) -> None:
 
 def setup(app):
     app.setup_extension("page_rules")
-    app.add_search_language(_chinese_search())
     # the pages whose sphinx-design buttons carry the text START (the home page's "Start")
     app.add_config_value("mha_button_pages", ["index"], "env")
     app.connect("config-inited", _other_language_on_read_the_docs)
     app.connect("config-inited", _translated_text)
+    app.connect("config-inited", _chinese_search)
     app.connect("builder-inited", _notebooks_beside_the_site, priority=600)  # after myst-nb's
     app.connect("doctree-resolved", translate_interface)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

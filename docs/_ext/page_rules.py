@@ -104,11 +104,12 @@ def _breakable_literals(doctree) -> int:
 
 
 def _markdown_tables(doctree) -> int:
-    """Tables with a header row, other than the API's summary tables."""
+    """Tables with a header row and no class of their own (not the API's summary tables, not
+    the benchmark's table)."""
     return sum(
         1
         for table in doctree.findall(nodes.table)
-        if not {"autosummary", "longtable"} & set(table["classes"])
+        if set(table["classes"]) <= {"colwidths-auto", "colwidths-given"}
         and any(True for _ in table.findall(nodes.thead))
     )
 

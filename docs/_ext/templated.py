@@ -108,6 +108,29 @@ class Messages:
         return self.format("list_last", head=head, last=items[-1])
 
 
+Cell = str | list[nodes.Node]  # a table cell: its text, or its nodes (strong, inline, ...)
+
+
+def table(head: list[Cell], rows: list[list[Cell] | tuple[list[Cell], list[str]]]) -> nodes.table:
+    """A table with a header row, as a Markdown table is (the theme wraps it in its scrolling
+    box, ``page_rules`` lays it out as cards on a phone). A row is its cells, or ``(cells,
+    classes)`` for a row with classes of its own."""
+
+    def row(cells: list[Cell], classes: list[str] | None = None) -> nodes.row:
+        entries = [nodes.entry("", nodes.paragraph("", "", *_nodes(cell))) for cell in cells]
+        return nodes.row("", *entries, classes=classes or [])
+
+    group = nodes.tgroup("", cols=len(head))
+    group += [nodes.colspec(colwidth=1) for _ in head]
+    group += nodes.thead("", row(head))
+    group += nodes.tbody("", *(row(*r) if isinstance(r, tuple) else row(r) for r in rows))
+    return nodes.table("", group)
+
+
+def _nodes(cell: Cell) -> list[nodes.Node]:
+    return [nodes.Text(cell)] if isinstance(cell, str) else cell
+
+
 class Templated(addnodes.translatable):
     """A node that holds English templates (``templates``, key -> English) and receives the
     page's translations of them (``translations``), as a toctree's caption is translated.
