@@ -37,7 +37,11 @@ from functools import cache
 from pathlib import Path
 
 from babel.messages.pofile import read_po
+from docutils import nodes
 from docutils.utils import column_width
+from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
+from sphinx.util.i18n import docname_to_domain
 from tutorial_notebooks import closes, page_notebook
 
 DOCS = Path(__file__).resolve().parents[1]
@@ -222,6 +226,33 @@ def _code_cells(app, docname: str, source: list[str]) -> None:
         source[0] = translate_markdown(source[0], None, code)
 
 
+class TranslateCodeBlocks(SphinxTransform):
+    """Code blocks that are not run (a shell session on the contributing page), translated
+    from the page's catalog as they are: a workaround of executablebooks/MyST-Parser#444.
+    Sphinx's own translation of a literal block parses ``::`` and the translation again with
+    the page's parser, and on a MyST page shows ``::``. This runs first (priority 19 against
+    Sphinx's 20) and marks the block translated, which Sphinx's transform then skips."""
+
+    default_priority = 19
+
+    def apply(self, **kwargs) -> None:
+        config = self.config
+        if (config.language or "en") == "en":
+            return
+        domain = docname_to_domain(self.env.docname, config.gettext_compact)
+        folders = [str(Path(self.env.srcdir, d)) for d in config.locale_dirs]
+        catalog, found = init_locale(folders, config.language, domain)
+        if not found:
+            return
+        for node in self.document.findall(nodes.literal_block):
+            source = node.rawsource or node.astext()
+            translation = catalog.gettext(source)
+            if translation and translation != source:
+                node.children = [nodes.Text(translation)]
+                node.rawsource = translation  # highlighting reads it
+                node["translated"] = True
+
+
 # -- The build ---------------------------------------------------------------------------------
 
 
@@ -264,5 +295,6 @@ def _tutorial_notebooks(app, exception) -> None:
 def setup(app):
     app.connect("config-inited", _language_and_gallery, priority=400)  # before sphinx-gallery
     app.connect("source-read", _code_cells)
+    app.add_transform(TranslateCodeBlocks)
     app.connect("build-finished", _tutorial_notebooks, priority=400)  # before plain_links
     return {"parallel_read_safe": True, "parallel_write_safe": True}
