@@ -52,9 +52,7 @@ extensions = [
     "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese
     "package",  # runs again when the package changes; its wheel; a page for each name
     "kernel_start",  # notebook kernels start one at a time (-j 2 readers took the same port)
-    "bench_figures",  # the Performance page's figures and table, from the benchmark's JSON
-    "head_tables",  # the "what heads learn" page's tables, from the gallery example's JSON
-    "head_explorer",  # What heads learn: every head's attention, explored in the page (JS, SVG)
+    "json_directives",  # figures, tables and the head explorer, from the measurements' JSON
     "questions",  # multiple-choice questions, each choice with its verdict and why
 ]
 
@@ -184,7 +182,7 @@ sphinx_gallery_conf = {
     # each notebook's first cell installs what it imports, the wheel saved beside it
     "first_notebook_cell": f"%{mha_install.removeprefix('python -m ')}",
     # matplotlib's scraper plus each figure's phone layout; an example's head_explorer_data
-    "image_scrapers": ("gallery_figures.scraper", "head_explorer.scraper"),
+    "image_scrapers": ("gallery_figures.scraper", "json_directives.scraper"),
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example
     "doc_module": ("mha",),  # record which examples use which mha names ...
     "backreferences_dir": "gen_modules/backreferences",  # ... for each API page's minigallery

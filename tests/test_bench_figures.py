@@ -1,4 +1,4 @@
-"""The Performance page's figures and table (docs/_ext/bench_figures.py) state the benchmark's JSON.
+"""The Performance page's figures and table (docs/_ext/json_directives.py) state the benchmark's JSON.
 
 The alt texts and the speed table are computed from results.json and gqa.json: a number changed
 in a copy of the JSON changes them. Small Sphinx builds check the directives themselves: the
@@ -24,7 +24,7 @@ from sphinx_build import build
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BENCH = DOCS / "_static" / "bench"
 CATALOG = DOCS / "locale" / "zh_CN" / "LC_MESSAGES" / "explanation" / "performance.po"
-import bench_figures as bf
+import json_directives as bf
 
 
 def _json(name: str) -> dict:
@@ -42,7 +42,7 @@ def gqa() -> dict:
 
 
 def english(kind: str) -> bf.Messages:
-    return bf.Messages(bf.TEMPLATES[kind])
+    return bf.Messages(bf.BENCH_TEMPLATES[kind])
 
 
 def _missed(results: dict) -> list[dict]:
@@ -174,17 +174,17 @@ def test_table_has_a_row_per_measurement_from_the_json(results: dict) -> None:
 
 def test_a_missing_key_names_the_file_and_the_key(results: dict) -> None:
     del results["memory"]["growth_exponent"]
-    with pytest.raises(bf.BenchDataError, match=r"expected key 'growth_exponent' in "
+    with pytest.raises(bf.DataError, match=r"expected key 'growth_exponent' in "
                        r"results\.json\['memory'\], got keys \['batch'"):  # fmt: skip
         bf.memory_alt(results, "results.json", english("memory"))
     del results["speed"][3]["ratio"]
-    with pytest.raises(bf.BenchDataError, match=r"expected key 'ratio' in results\.json"
+    with pytest.raises(bf.DataError, match=r"expected key 'ratio' in results\.json"
                        r"\['speed'\]\[3\]"):  # fmt: skip
         bf.speed_table(results, "results.json", english("table"))
 
 
 def test_a_translation_with_other_placeholders_keeps_the_english() -> None:
-    templates = {"miss": bf.TEMPLATES["speed"]["miss"]}
+    templates = {"miss": bf.BENCH_TEMPLATES["speed"]["miss"]}
     messages = bf.Messages(templates, {"miss": "{mode} 在 {shape}（{ration}）"})
     assert messages.text["miss"] == templates["miss"]
     assert "should use the placeholders" in messages.bad[0] and "{ration}" in messages.bad[0]
@@ -204,7 +204,7 @@ PAGE = """Benchmarks
 .. bench-figure:: gqa
 """
 CONF = """
-extensions = ["bench_figures"]
+extensions = ["json_directives"]
 locale_dirs = ["locale/"]
 gettext_compact = False
 html_search_language = "en"  # the Chinese search index needs jieba: not tested here
@@ -267,7 +267,7 @@ def _chinese_catalog(src: Path) -> None:
     """The page's catalog: the templates' entries of the Performance page's Chinese catalog."""
     with CATALOG.open("rb") as f:
         performance = read_po(f, locale="zh_CN")
-    wanted = {text for templates in bf.TEMPLATES.values() for text in templates.values()}
+    wanted = {text for templates in bf.BENCH_TEMPLATES.values() for text in templates.values()}
     catalog = Catalog(locale="zh_CN")
     for message in performance:
         if message.id in wanted and message.string and not message.fuzzy:
@@ -329,7 +329,7 @@ def test_the_catalog_templates_hold_no_number(tmp_path: Path) -> None:
         with (out / "index.pot").open("rb") as f:
             templates.append({m.id for m in read_po(f) if m.id})
     assert templates[0] == templates[1]
-    expected = {text for kind in bf.TEMPLATES.values() for text in kind.values()}
+    expected = {text for kind in bf.BENCH_TEMPLATES.values() for text in kind.values()}
     assert templates[0] == expected | {"Benchmarks"}
     assert not [t for t in templates[0] if re.search(r"\d", t)]
 
@@ -388,7 +388,7 @@ def test_the_json_is_a_dependency_of_the_page(tmp_path: Path) -> None:
 def test_a_translation_that_renames_a_placeholder_is_a_warning(tmp_path: Path) -> None:
     src = project(tmp_path)
     catalog = Catalog(locale="zh_CN")
-    catalog.add(bf.TEMPLATES["gqa"]["alt"], "两个柱状图：{step} 与 {recompte}。")
+    catalog.add(bf.BENCH_TEMPLATES["gqa"]["alt"], "两个柱状图：{step} 与 {recompte}。")
     folder = src / "locale" / "zh_CN" / "LC_MESSAGES"
     folder.mkdir(parents=True)
     with (folder / "index.po").open("wb") as f:

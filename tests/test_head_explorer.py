@@ -1,4 +1,4 @@
-"""The head explorer directive (docs/_ext/head_explorer.py) embeds exactly the gallery's JSON.
+"""The head explorer directive (docs/_ext/json_directives.py) embeds exactly the gallery's JSON.
 
 The JSON is checked before it is embedded: a missing key or a value of the wrong shape is an
 error naming the file and the key. Small Sphinx builds check the directive itself: the page
@@ -25,8 +25,8 @@ from babel.messages.pofile import read_po, write_po
 from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-import head_explorer as hx
-from templated import Messages
+import json_directives as hx
+from json_directives import Messages
 
 # a model of 2 heads of width 2 (E = 4), 6 positions, 10 words: no two sizes equal, so a
 # swapped axis fails
@@ -146,7 +146,7 @@ PARAMETERS = r"x\.json\['model'\]\['parameters'\]"
 )
 def test_an_invalid_json_names_the_file_and_the_key(data: dict, edit, message: str) -> None:
     edit(data)
-    with pytest.raises(hx.HeadExplorerError, match=message):
+    with pytest.raises(hx.DataError, match=message):
         hx.validate(data, "x.json")
 
 
@@ -158,7 +158,7 @@ def test_roles_may_lack_a_task(data: dict) -> None:
 def test_what_to_try_is_written_from_the_data(data: dict) -> None:
     """Each suggestion's numbers are the data's, its words escaped, its sentence a data attribute."""
     data["try"][0]["tokens"] = ["the", "keys", "</script>", "is/are"]
-    said = hx.try_html(data, Messages(hx.TEMPLATES))
+    said = hx.try_html(data, Messages(hx.EXPLORER_TEMPLATES))
     assert '<li data-sentence="the keys &lt;/script&gt; is/are">' in said
     assert "</script>" not in said
     assert "The model predicts plural, probability 0.875." in said
@@ -173,21 +173,21 @@ def test_what_to_try_is_written_from_the_data(data: dict) -> None:
         "1.0",
     ]
     data["try"][0]["with"]["probability"] = 0.5
-    assert "probability 0.500." in hx.try_html(data, Messages(hx.TEMPLATES))
+    assert "probability 0.500." in hx.try_html(data, Messages(hx.EXPLORER_TEMPLATES))
     chinese = {
         "try_agreement": "「{sentence}」：主语 {subject} 是{answer}，{distractor} 不是。"
         "模型预测为{prediction}，概率 {p}。",
         "try_off": "取消勾选头 {head}：预测变成{after}，概率 {p_after}。否则仍是{prediction}。",
     }
-    said = hx.try_html(data, Messages(hx.TEMPLATES, chinese))
+    said = hx.try_html(data, Messages(hx.EXPLORER_TEMPLATES, chinese))
     assert "概率 0.500。取消勾选头 1：" in said  # no space between the sentences
 
 
 def test_a_missing_or_broken_file(tmp_path: Path) -> None:
-    with pytest.raises(hx.HeadExplorerError, match=r"data in a\.json, got no such file"):
+    with pytest.raises(hx.DataError, match=r"data in a\.json, got no such file"):
         hx.load(tmp_path / "a.json", "a.json")
     (tmp_path / "b.json").write_text("{ no")
-    with pytest.raises(hx.HeadExplorerError, match=r"expected JSON in b\.json, got Expecting"):
+    with pytest.raises(hx.DataError, match=r"expected JSON in b\.json, got Expecting"):
         hx.load(tmp_path / "b.json", "b.json")
 
 
@@ -214,7 +214,7 @@ EXPLORER_PAGE = """Explore
 .. head-explorer:: ../data/head_explorer.json
 """
 CONF = """
-extensions = ["head_explorer"]
+extensions = ["json_directives"]
 locale_dirs = ["locale/"]
 gettext_compact = False
 html_search_language = "en"  # the Chinese search index needs jieba: not tested here
@@ -281,14 +281,17 @@ def test_the_page_embeds_exactly_the_data(tmp_path: Path, data: dict) -> None:
     html = _page(out)
     (found,) = explorers(html)
     assert json.loads(found["scripts"]["hx-data"]) == data
-    assert json.loads(found["scripts"]["hx-text"]) == hx.TEMPLATES
+    assert json.loads(found["scripts"]["hx-text"]) == hx.EXPLORER_TEMPLATES
     assert json.loads(found["scripts"]["hx-tasks"]) == {
         task: {key: list(value) for key, value in kinds.items()} for task, kinds in hx.TASKS.items()
     }
     assert found["attrs"]["data-gloss"] == "false"
-    assert found["attrs"]["aria-label"] == hx.TEMPLATES["region"]
+    assert found["attrs"]["aria-label"] == hx.EXPLORER_TEMPLATES["region"]
     assert found["hidden"] == ["hx-ui"]  # the controls wait for the script
-    assert f'<noscript><p class="hx-noscript">{hx.TEMPLATES["noscript"]}</p></noscript>' in html
+    assert (
+        f'<noscript><p class="hx-noscript">{hx.EXPLORER_TEMPLATES["noscript"]}</p></noscript>'
+        in html
+    )
     # the script and style on this page, not on the page without an explorer
     for asset in ("_static/head-explorer.js", "_static/head-explorer.css"):
         assert f'"../{asset}' in html
@@ -301,7 +304,7 @@ def test_the_templates_are_extracted_for_the_page_catalog(tmp_path: Path, data: 
     assert warnings == ""
     with (out / "explanation" / "heads.pot").open("rb") as f:
         extracted = {m.id for m in read_po(f) if m.id}
-    assert extracted == set(hx.TEMPLATES.values()) | {"Explore"}
+    assert extracted == set(hx.EXPLORER_TEMPLATES.values()) | {"Explore"}
     # the templates hold no data: another JSON extracts the same ones
     data["examples"][0][0] = "key"
     out, _ = build(project(tmp_path / "again", data), builder="gettext")
@@ -323,20 +326,23 @@ def test_the_chinese_page_has_the_translated_templates_and_glosses(
     tmp_path: Path, data: dict
 ) -> None:
     src = project(tmp_path, data)
-    _catalog(src, {hx.TEMPLATES["head_n"]: "头 {n}", hx.TEMPLATES["queries"]: "查询词元"})
+    _catalog(
+        src,
+        {hx.EXPLORER_TEMPLATES["head_n"]: "头 {n}", hx.EXPLORER_TEMPLATES["queries"]: "查询词元"},
+    )
     out, warnings = build(src, language="zh_CN")
     assert warnings == ""
     (found,) = explorers(_page(out))
     text = json.loads(found["scripts"]["hx-text"])
     assert text["head_n"] == "头 {n}" and text["queries"] == "查询词元"
-    assert text["keys"] == hx.TEMPLATES["keys"]  # untranslated: the English template
+    assert text["keys"] == hx.EXPLORER_TEMPLATES["keys"]  # untranslated: the English template
     assert found["attrs"]["data-gloss"] == "true"
     assert json.loads(found["scripts"]["hx-data"]) == data
 
 
 def test_a_translation_that_renames_a_placeholder_is_a_warning(tmp_path: Path, data: dict) -> None:
     src = project(tmp_path, data)
-    _catalog(src, {hx.TEMPLATES["head_n"]: "头 {m}"})
+    _catalog(src, {hx.EXPLORER_TEMPLATES["head_n"]: "头 {m}"})
     out, warnings = build(src, language="zh_CN")
     assert "head-explorer: the translation of 'Head {n}' should use the placeholders ['n']" in (
         warnings

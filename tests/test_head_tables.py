@@ -1,4 +1,4 @@
-"""The "what heads learn" page's tables (docs/_ext/head_tables.py) state the example's JSON.
+"""The "what heads learn" page's tables (docs/_ext/json_directives.py) state the example's JSON.
 
 The gallery example ``plot_05_heads_on_sentences.py`` writes its measurements into
 ``head_explorer.json``; the page's ``{head-table}`` directives write them as tables. A number
@@ -22,8 +22,8 @@ from babel.messages.mofile import write_mo
 from sphinx_build import build
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-import head_tables as ht
-from bench_figures import Messages
+import json_directives as ht
+from json_directives import Messages
 
 
 def _task(looking: int, needed: int, on_target: list, on_other: list, without: list) -> dict:
@@ -62,7 +62,7 @@ def data() -> dict:
 
 
 def english(kind: str) -> Messages:
-    return Messages(ht.TEMPLATES[kind])
+    return Messages(ht.HEAD_TEMPLATES[kind])
 
 
 def cells(table: nodes.table) -> list[list[str]]:
@@ -142,8 +142,8 @@ def test_a_missing_key_is_named(data: dict, table: str, path: tuple) -> None:
     del parent[path[-1]]
     where = "x.json" + "".join(f"[{key!r}]" for key in path[:-1])
     expected = re.escape(f"expected key {path[-1]!r} in {where}, got keys [")
-    with pytest.raises(ht.HeadDataError, match=expected):
-        ht.RENDER[table](data, "x.json", english(table))
+    with pytest.raises(ht.DataError, match=expected):
+        ht.HEAD_TABLES[table](data, "x.json", english(table))
 
 
 def project(tmp_path: Path, data: dict, language_po: dict[str, str] | None = None) -> Path:
@@ -151,7 +151,7 @@ def project(tmp_path: Path, data: dict, language_po: dict[str, str] | None = Non
     (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
     (src / "data.json").write_text(json.dumps(data), encoding="utf-8")
     (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'head_tables']\nlocale_dirs = ['locale/']\n"
+        "extensions = ['myst_parser', 'json_directives']\nlocale_dirs = ['locale/']\n"
         "gettext_compact = False\n"
         "html_search_language = 'en'  # the Chinese search (jieba) is not tested here\n",
         encoding="utf-8",
@@ -189,7 +189,7 @@ def test_templates_are_extracted_without_numbers_and_translated(tmp_path: Path, 
     src = project(tmp_path, data, {"head removed": "移除的头", "head {head}": "头 {head}"})
     out, _ = build(src, builder="gettext")
     template = (out / "index.pot").read_text(encoding="utf-8")
-    for english_text in [text for kind in ht.TEMPLATES.values() for text in kind.values()]:
+    for english_text in [text for kind in ht.HEAD_TEMPLATES.values() for text in kind.values()]:
         assert f'msgid "{english_text}"' in template
     assert "0.511" not in template  # a catalog holds no number
     out, _ = build(src, language="zh_CN")

@@ -120,7 +120,10 @@ def _site(tmp_path: Path, names: list[str]) -> SimpleNamespace:
         (images / name).write_bytes(b"png")
     out = tmp_path / "out"
     return SimpleNamespace(
-        srcdir=str(tmp_path / "src"), outdir=str(out), builder=SimpleNamespace(imagedir="_images")
+        srcdir=str(tmp_path / "src"),
+        outdir=str(out),
+        builder=SimpleNamespace(imagedir="_images"),
+        env=SimpleNamespace(),
     )
 
 
@@ -144,6 +147,7 @@ def test_pages_serve_the_phone_version_through_picture(tmp_path: Path) -> None:
     other = '<img alt="logo" src="../_static/logo.png" />'
     context = {"body": f"<p>{wide}</p><p>{narrow}</p><p>{other}</p>"}
 
+    gallery_figures.list_images(app, app.env)
     gallery_figures.pictures(app, "page", "page.html", context, None)
     page_rules.write_back(app, "page", "page.html", context, None)
 

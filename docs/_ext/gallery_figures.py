@@ -34,10 +34,12 @@ from site_figures import (
     language_path,
     languages,
     relayout_for_phone,
+    save,
     save_languages,
     variant,
 )
 from sphinx_gallery.directives import imgsgnode
+from sphinx_gallery.py_source_parser import extract_file_config
 
 PHONE_MEDIA = "(max-width: 540px)"  # the theme's one-column layout
 
@@ -79,8 +81,8 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
             one.unlink(missing_ok=True)
             two.unlink(missing_ok=True)
             continue
-        fig.savefig(one, dpi=dpi, facecolor=fig.get_facecolor())
-        fig.savefig(two, dpi=2 * dpi, facecolor=fig.get_facecolor())
+        save(fig, one, dpi)
+        save(fig, two, 2 * dpi)
     return rst
 
 
@@ -90,9 +92,15 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
 _SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})(?P<language>\.\w+)?\.png$")
 
 
+def list_images(app, env) -> None:
+    """List every gallery image of the build, by file name, once the gallery has run and the
+    pages are read (the pages are written from this environment)."""
+    images = Path(app.srcdir).glob("auto_examples/*/images/sphx_glr_*.png")
+    env.mha_gallery_images = {p.name: p for p in images}
+
+
 def _sources(app) -> dict[str, Path]:
-    """Every gallery image of the build, by file name."""
-    return {p.name: p for p in Path(app.srcdir).glob("auto_examples/*/images/sphx_glr_*.png")}
+    return app.env.mha_gallery_images
 
 
 def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
@@ -102,7 +110,7 @@ def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
     for image in doctree.findall(lambda n: isinstance(n, (nodes.image, imgsgnode))):
         match = _SRC.match(Path(image["uri"]).name)
         phone = variant(Path(f"{match['name']}.png"), PHONE) if match else None
-        if phone and {phone.name, variant(phone, RETINA).name} <= set(sources):
+        if phone and {phone.name, variant(phone, RETINA).name} <= sources.keys():
             found += 1
     return found
 
@@ -190,21 +198,16 @@ def serve_translations(app, doctree, docname: str) -> None:
             node["alt"] = json.loads(record.read_text(encoding="utf-8"))["alt"][language]
 
 
-THUMBNAIL_PATH = re.compile(
-    r"^#\s*sphinx_gallery_thumbnail_path\s*=\s*['\"](.+?)['\"]", re.MULTILINE
-)
-THUMBNAIL_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)", re.MULTILINE)
-
-
 def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path | None:
-    """The English image that sphinx-gallery made the example's thumbnail from: its
-    ``sphinx_gallery_thumbnail_path``, else its figure ``sphinx_gallery_thumbnail_number``
-    (the first by default); ``None`` for an example without either."""
+    """The English image that sphinx-gallery made the example's thumbnail from, chosen as it
+    chooses: its figure ``sphinx_gallery_thumbnail_number``, else its
+    ``sphinx_gallery_thumbnail_path``, else its first figure; ``None`` for no figure."""
     text = script.read_text(encoding="utf-8") if script.is_file() else ""
-    path = THUMBNAIL_PATH.search(text)
-    if path:
-        return srcdir / path[1]
-    number = int(THUMBNAIL_NUMBER.search(text)[1]) if THUMBNAIL_NUMBER.search(text) else 1
+    found = extract_file_config(text)
+    number, path = found.get("thumbnail_number"), found.get("thumbnail_path")
+    if number is None and path is not None:
+        return srcdir / path
+    number = 1 if number is None else number
     figures = sorted(images.glob(f"sphx_glr_{script.stem}_[0-9][0-9][0-9].png"))
     return figures[number - 1 if number > 0 else number] if figures else None
 
@@ -238,5 +241,6 @@ def setup(app):
     app.setup_extension("page_rules")
     app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
     app.connect("doctree-resolved", serve_translations)
+    app.connect("env-updated", list_images)
     app.connect("html-page-context", pictures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

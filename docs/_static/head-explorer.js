@@ -1,4 +1,4 @@
-/* The head explorer (docs/_ext/head_explorer.py writes its container, data and text).
+/* The head explorer (docs/_ext/json_directives.py writes its container, data and text).
 
    The trained sentence model of the gallery example runs here, in plain JavaScript, on the
    sentence the reader writes from its vocabulary: token and position embeddings, Q, K and V,
