@@ -46,8 +46,8 @@ extensions = [
     "sphinx_design",  # cards on the index page
     # the site's own, in _ext/
     "languages",  # the Chinese edition's interface lines, search and layout
-    "gallery_figures",  # each gallery figure also in Chinese and for a phone, and served so
-    "page_rules",  # tables as cards, break points in inline code; upright subscripts, tab titles
+    "gallery_figures",  # each gallery figure also in Chinese and for a phone
+    "page_rules",  # code break points, tables as cards, phone figures; upright subscripts, tab titles
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
     "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese
     "package",  # runs again when the package changes; its wheel; a page for each name

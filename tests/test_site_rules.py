@@ -43,6 +43,7 @@ gettext_auto_build = False  # and none of the site's page catalogs
 # What an upstream change would do to the pages named "changed": applied before the rules.
 UPSTREAM_CHANGES = '''
 from docutils import nodes
+from sphinx_gallery.directives import imgsgnode
 
 
 def _changed(name):
@@ -50,23 +51,49 @@ def _changed(name):
 
 
 def read(app, doctree):
-    """A parser that no longer writes math nodes (upright subscripts)."""
+    """A parser that no longer writes math nodes (upright subscripts), and sphinx-gallery
+    writing its figures without a srcset (through the translator's visit_image)."""
     if _changed(app.env.docname) and "math" in app.env.docname:
         for node in list(doctree.findall(nodes.math)):
             if not isinstance(node.parent, nodes.title):
                 node.replace_self(nodes.literal(node.astext(), node.astext()))
+    if _changed(app.env.docname):
+        for node in doctree.findall(imgsgnode):
+            node["srcset"] = None
+
+
+class ChangedTranslator:
+    """A theme's translator that writes other markup on the changed pages: its words of code
+    in other spans, its tables without the classes it is given, its images wrapped."""
+
+    def _changed(self):
+        return _changed(self.builder.current_docname)
+
+    def visit_Text(self, node):
+        if self.protect_literal_text and self._changed():
+            self.body.append(f'<span class="word">{self.encode(node.astext())}</span>')
+        else:
+            super().visit_Text(node)
+
+    def starttag(self, node, tagname, *args, **attributes):
+        if tagname == "table" and self._changed():
+            attributes["CLASS"] = "grid"
+        return super().starttag(node, tagname, *args, **attributes)
+
+    def visit_image(self, node):
+        if self._changed():
+            self.body.append('<span class="image">')
+        super().visit_image(node)
+
+
+def theme(app):
+    base = app.builder.get_translator_class()
+    app.set_translator(app.builder.name, type("Changed", (ChangedTranslator, base), {}), True)
 
 
 def page(app, pagename, templatename, context, doctree):
-    """A theme and translator that write other markup (cards, code breaks, titles, figures)."""
-    if not _changed(pagename):
-        return
-    body = context.get("body", "")
-    body = body.replace('class="table"', 'class="grid"')
-    body = body.replace('<span class="pre">', '<span class="word">')
-    body = body.replace(' src="', ' data-src="')
-    context["body"] = body
-    if context.get("title"):
+    """A theme that writes the tab title's math otherwise (plain-text titles)."""
+    if _changed(pagename) and context.get("title"):
         context["title"] = context["title"].replace('class="math', 'class="formula')
 
 
@@ -76,6 +103,7 @@ def setup(app):
     app.add_directive("image-sg", ImageSg)  # the gallery's own image node, as on the site
     imagesg_addnode(app)
     app.connect("doctree-read", read)
+    app.connect("builder-inited", theme, priority=700)  # after the theme's, before the rules'
     app.connect("html-page-context", page, priority=100)
     return {"parallel_read_safe": True}
 '''
@@ -259,7 +287,7 @@ def test_rules_rewrite_the_pages_as_written_today(site) -> None:
     assert '<span class="pre">下载</span> <span class="pre">Jupyter</span>' in gallery
     assert '<span class="pre">Python</span> <span class="pre">源代码：</span>' in gallery
     assert "示例库由 Sphinx-Gallery 生成" in gallery
-    assert "need_<wbr/>weights=<wbr/>False" in gallery
+    assert "need_<wbr>weights=<wbr>False" in gallery
     assert '<picture><source media="(max-width: 540px)"' in gallery
     assert "sphx_glr_plot_good_001_phone_2_00x.zh_CN.png 2x" in gallery  # in Chinese
     api = _html(site, "reference/generated/mha.good.html")

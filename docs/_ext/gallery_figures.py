@@ -9,9 +9,7 @@ The drawing is :mod:`site_figures`'; this extension hooks it into the build:
   ``figure_language_filename`` does not substitute, at the page's language, with the alt text
   recorded when they were drawn; :func:`translate_thumbnails` makes each thumbnail in every
   language from the same image in that language.
-* :func:`pictures` turns a page's ``<img>`` of a gallery figure into a ``<picture>`` whose first
-  source is the phone version (the page body edited as a tree, see ``page_rules``), and gives a
-  gallery figure embedded with ``{image}`` or ``{figure}`` its 2x version.
+* ``page_rules`` serves the phone versions to phones.
 
 A page where a figure should have been served and was not gets a warning
 (:func:`page_rules.unmatched`), which the strict build turns into a failure.
@@ -21,13 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
-import shutil
 from pathlib import Path
 
 import matplotlib
-from docutils import nodes
-from page_rules import body, unmatched
+from page_rules import unmatched
 from site_figures import (
     PHONE,
     RETINA,
@@ -40,8 +35,6 @@ from site_figures import (
 )
 from sphinx_gallery.directives import imgsgnode
 from sphinx_gallery.py_source_parser import extract_file_config
-
-PHONE_MEDIA = "(max-width: 540px)"  # the theme's one-column layout
 
 
 class _Recorder:
@@ -84,84 +77,6 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
         save(fig, one, dpi)
         save(fig, two, 2 * dpi)
     return rst
-
-
-# ---- Pages: <picture> with the phone version first ----------------------------------------------
-
-# a gallery figure's file name in an <img>'s src (an attribute's text)
-_SRC = re.compile(r"^(?P<dir>.*?)(?P<name>sphx_glr_\w+?_\d{3})(?P<language>\.\w+)?\.png$")
-
-
-def list_images(app, env) -> None:
-    """List every gallery image of the build, by file name, once the gallery has run and the
-    pages are read (the pages are written from this environment)."""
-    images = Path(app.srcdir).glob("auto_examples/*/images/sphx_glr_*.png")
-    env.mha_gallery_images = {p.name: p for p in images}
-
-
-def _sources(app) -> dict[str, Path]:
-    return app.env.mha_gallery_images
-
-
-def _expected_pictures(doctree, sources: dict[str, Path]) -> int:
-    """The page's gallery figures (images, and sphinx-gallery's own image nodes) that have a
-    phone version."""
-    found = 0
-    for image in doctree.findall(lambda n: isinstance(n, (nodes.image, imgsgnode))):
-        match = _SRC.match(Path(image["uri"]).name)
-        phone = variant(Path(f"{match['name']}.png"), PHONE) if match else None
-        if phone and {phone.name, variant(phone, RETINA).name} <= sources.keys():
-            found += 1
-    return found
-
-
-def pictures(app, pagename, templatename, context, doctree) -> None:
-    """Serve each gallery figure of the page at 2x where it is missing, and its phone version
-    to screens of at most 540 px.
-
-    The page body is edited as a tree (:func:`page_rules.body`). A page whose doctree holds a
-    gallery figure with a phone version, and where no ``<img>`` became a ``<picture>``, gets a
-    warning (:func:`page_rules.unmatched`).
-    """
-    if "sphx_glr_" not in context.get("body", ""):  # no gallery figure on this page
-        if doctree is not None and _expected_pictures(doctree, _sources(app)):
-            unmatched("phone figures", pagename, "a gallery figure's <img> in the page")
-        return
-    soup = body(context)
-    if soup is None:
-        return
-    sources = _sources(app)
-    images = Path(app.outdir) / app.builder.imagedir
-
-    def copy(name: str) -> bool:
-        if name not in sources:
-            return False
-        target = images / name
-        if not target.is_file() or target.stat().st_mtime < sources[name].stat().st_mtime:
-            images.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(sources[name], target)
-        return True
-
-    served = 0
-    for img in soup.find_all("img"):
-        src = _SRC.match(img.get("src", ""))
-        if src is None or "_images/" not in src["dir"]:
-            continue
-        folder, name, language = src["dir"], src["name"], src["language"] or ""
-        if "srcset" not in img.attrs and copy(f"{name}{RETINA}{language}.png"):
-            img["srcset"] = f"{folder}{name}{language}.png, {folder}{name}{RETINA}{language}.png 2x"
-        phone, phone2 = (f"{name}{PHONE}{retina}{language}.png" for retina in ("", RETINA))
-        if not (copy(phone) and copy(phone2)):
-            continue
-        picture = soup.new_tag("picture")
-        source = soup.new_tag(
-            "source", media=PHONE_MEDIA, srcset=f"{folder}{phone}, {folder}{phone2} 2x"
-        )
-        img.wrap(picture)
-        img.insert_before(source)
-        served += 1
-    if doctree is not None and served == 0 and _expected_pictures(doctree, sources):
-        unmatched("phone figures", pagename, "a gallery figure's <img> to serve as <picture>")
 
 
 def _language_uri(uri: str, srcdir: Path, language: str) -> str | None:
@@ -241,6 +156,4 @@ def setup(app):
     app.setup_extension("page_rules")
     app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
     app.connect("doctree-resolved", serve_translations)
-    app.connect("env-updated", list_images)
-    app.connect("html-page-context", pictures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

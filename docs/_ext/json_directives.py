@@ -49,8 +49,8 @@ import struct
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
-from gallery_figures import PHONE_MEDIA  # the theme's one-column layout
 from languages import is_chinese
+from page_rules import PHONE_MEDIA  # the theme's one-column layout
 from site_figures import PHONE as PHONE_SUFFIX
 from site_figures import languages
 from sphinx import addnodes
