@@ -89,6 +89,28 @@ def test_a_glyph_missing_from_the_font_fails(tmp_path: Path) -> None:
     assert not (tmp_path / "figure.png").exists()
 
 
+def test_an_edition_saves_only_its_own_language_and_records_every_language(
+    tmp_path: Path,
+) -> None:
+    """The English build writes no Chinese copy, yet records what the Chinese one uses."""
+    import json
+
+    title = "Ablating one head at a time"
+    chinese = Labels.read("zh_CN").translate(title)
+    fig, ax = plt.subplots()
+    ax.set_title(title)
+    path, labels = tmp_path / "figure.png", tmp_path / "figure.labels.json"
+    fig.savefig(path, dpi=50)
+    copies = [site_figures.language_path(path, language) for language in ("zh_CN",)]
+    site_figures.save_languages(fig, [(path, 50)], labels, saved={"en"})
+    assert not any(copy.exists() for copy in copies)
+    record = json.loads(labels.read_text(encoding="utf-8"))
+    assert record == {"labels": [title], "alt": {"zh_CN": chinese}}
+    site_figures.save_languages(fig, [(path, 50)], labels, saved={"zh_CN"})
+    assert all(copy.is_file() for copy in copies)
+    assert json.loads(labels.read_text(encoding="utf-8")) == record
+
+
 def test_the_table_and_the_font_cover_every_label() -> None:
     """Every translated label of the real table can be drawn with the shipped font."""
     from fontTools.ttLib import TTFont

@@ -2,13 +2,14 @@
 
 The drawing is :mod:`site_figures`'; this extension hooks it into the build:
 
-* :func:`scraper` is the gallery's image scraper: sphinx-gallery's own, then each figure again
-  in every other language and laid out for a phone (``<name>_phone.png``, ``<name>.zh_CN.png``,
-  each also at 2x), with ``<name>.labels.json``.
+* :func:`scraper` is the gallery's image scraper: sphinx-gallery's own, then each figure laid
+  out for a phone (``<name>_phone.png``) and, in a translated edition, again in its language
+  (``<name>.zh_CN.png``, ``<name>_phone.zh_CN.png``), each also at 2x. Every edition records
+  in ``<name>.labels.json`` the labels each language's translation uses and its alt text.
 * :func:`serve_translations` points sphinx-gallery's image nodes, which Sphinx's
   ``figure_language_filename`` does not substitute, at the page's language, with the alt text
-  recorded when they were drawn; :func:`translate_thumbnails` makes each thumbnail in every
-  language from the same image in that language.
+  recorded when they were drawn; :func:`translate_thumbnails` makes each thumbnail in the
+  edition's language from the same image in that language.
 * ``page_rules`` serves the phone versions to phones.
 
 A page where a figure should have been served and was not gets a warning
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 
 import matplotlib
@@ -56,11 +58,14 @@ def _dpi(fig) -> float:
 
 
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery's matplotlib scraper, then each figure again: in the other languages
-    and laid out for a phone (:mod:`site_figures`)."""
+    """sphinx-gallery's matplotlib scraper, then each figure again: laid out for a phone and,
+    in a translated edition (``MHA_LANG``, which the build sets), in its language
+    (:mod:`site_figures`)."""
     import matplotlib.pyplot as plt
     from sphinx_gallery.scrapers import matplotlib_scraper
 
+    # the edition's own figures only: an edition serves no other language's copy
+    edition = {os.environ["MHA_LANG"]} if "MHA_LANG" in os.environ else None
     figures = [plt.figure(number) for number in plt.get_fignums()]
     recorder = _Recorder(block_vars["image_path_iterator"])
     rst = matplotlib_scraper(block, {**block_vars, "image_path_iterator": recorder}, gallery_conf)
@@ -69,7 +74,7 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
         one, two = (variant(p, PHONE) for p, _ in files)
         # the same figure in the other languages, before its layout changes
         labels = path.with_name(f"{path.stem}.labels.json")
-        save_languages(fig, files, labels, relayout=relayout_for_phone)
+        save_languages(fig, files, labels, relayout=relayout_for_phone, saved=edition)
         if not relayout_for_phone(fig):
             one.unlink(missing_ok=True)
             two.unlink(missing_ok=True)
@@ -128,20 +133,21 @@ def _thumbnail_source(script: Path, images: Path, srcdir: Path) -> Path | None:
 
 
 def translate_thumbnails(app) -> None:
-    """Make each gallery thumbnail in every language of :func:`site_figures.languages`, from the same image
-    in that language (``<thumbnail>.zh_CN.png``), after sphinx-gallery has made the English
-    ones. The pages then show them through ``figure_language_filename``."""
+    """Make each gallery thumbnail in the edition's language (``<thumbnail>.zh_CN.png``), from
+    the same image in that language, after sphinx-gallery has made the English ones. The
+    pages then show them through ``figure_language_filename``."""
     from sphinx_gallery.utils import scale_image
 
     srcdir = Path(app.srcdir)
     gallery_conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
     width, height = gallery_conf.get("thumbnail_size", (400, 280))
+    edition = [language for language in languages() if language == app.config.language]
     for thumb in sorted(srcdir.glob("auto_examples/*/images/thumb/sphx_glr_*_thumb.png")):
         stem = thumb.name.removeprefix("sphx_glr_").removesuffix("_thumb.png")
         images = thumb.parent.parent
         source = _thumbnail_source(images.parent / f"{stem}.py", images, srcdir)
         docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
-        for language in languages():
+        for language in edition:
             translated = None if source is None else language_path(source, language)
             target = language_path(thumb, language)
             if translated is None or not translated.is_file():

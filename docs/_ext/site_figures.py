@@ -342,19 +342,25 @@ def translated_copy(fig, language: str):
         plt.close(copy)
 
 
-def save_languages(fig, files: list[tuple[Path, float]], labels: Path, relayout=None) -> None:
+def save_languages(
+    fig, files: list[tuple[Path, float]], labels: Path, relayout=None, saved=None
+) -> None:
     """Save ``fig``, already saved in English as each ``(path, dpi)`` of ``files``, in every
     language of :func:`languages` (``language_path(path, language)``), and record the labels
     its translations used and its alt text in each language in ``labels``.
 
     With ``relayout`` (:func:`relayout_for_phone`), each translation is also laid out for a
     phone and saved as the :data:`PHONE` variant of each file, where ``relayout`` makes one.
+    With ``saved`` (a set of languages), only those languages' files are written; the others
+    are translated for the record only.
     """
     record = {"labels": [], "alt": {}}
     for language in languages():
         with translated_copy(fig, language) as copy:
             record["labels"] = copy.english_labels
             record["alt"][language] = _titles(copy, ALT_SEPARATOR.get(language, ", "))
+            if saved is not None and language not in saved:
+                continue
             for path, dpi in files:
                 save(copy, language_path(path, language), dpi)
             if relayout is None:
