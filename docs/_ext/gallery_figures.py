@@ -72,7 +72,8 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     for fig, path in zip(figures, recorder.used, strict=True):
         files = [(path, dpi := _dpi(fig)), (variant(path, RETINA), 2 * dpi)]
         one, two = (variant(p, PHONE) for p, _ in files)
-        # the same figure in the other languages, before its layout changes
+        # the figure in the edition's language (every language recorded), before its
+        # layout changes
         labels = path.with_name(f"{path.stem}.labels.json")
         save_languages(fig, files, labels, relayout=relayout_for_phone, saved=edition)
         if not relayout_for_phone(fig):
@@ -138,24 +139,25 @@ def translate_thumbnails(app) -> None:
     pages then show them through ``figure_language_filename``."""
     from sphinx_gallery.utils import scale_image
 
+    language = app.config.language or "en"
+    if language not in languages():  # the English thumbnails are sphinx-gallery's own
+        return
     srcdir = Path(app.srcdir)
     gallery_conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
     width, height = gallery_conf.get("thumbnail_size", (400, 280))
-    edition = [language for language in languages() if language == app.config.language]
     for thumb in sorted(srcdir.glob("auto_examples/*/images/thumb/sphx_glr_*_thumb.png")):
         stem = thumb.name.removeprefix("sphx_glr_").removesuffix("_thumb.png")
         images = thumb.parent.parent
         source = _thumbnail_source(images.parent / f"{stem}.py", images, srcdir)
         docname = f"{images.parent.relative_to(srcdir).as_posix()}/{stem}"
-        for language in edition:
-            translated = None if source is None else language_path(source, language)
-            target = language_path(thumb, language)
-            if translated is None or not translated.is_file():
-                what = "a thumbnail source" if translated is None else translated.name
-                unmatched("figures in the page's language", docname, what)
-                continue
-            if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
-                scale_image(translated, target, width, height)
+        translated = None if source is None else language_path(source, language)
+        target = language_path(thumb, language)
+        if translated is None or not translated.is_file():
+            what = "a thumbnail source" if translated is None else translated.name
+            unmatched("figures in the page's language", docname, what)
+            continue
+        if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
+            scale_image(translated, target, width, height)
 
 
 def setup(app):
