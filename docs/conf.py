@@ -8,6 +8,7 @@ icons and intersphinx inventories are all local; no page loads anything from ano
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib.metadata import metadata
 from importlib.util import find_spec
@@ -109,8 +110,18 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
     "pygments_light_style": "a11y-high-contrast-light",  # WCAG AA contrast on code (axe)
     "pygments_dark_style": "a11y-high-contrast-dark",
+    "search_bar_text": "Search the docs ...",  # the theme's default, translated below
+    "icon_links_label": "Icon Links",
 }
 html_context = {"default_mode": "auto"}
+# On Read the Docs each language is its own project (the Chinese one a translation of the
+# English one): the language switcher links to the other project's root.
+RTD_URL, RTD_LANGUAGE = (
+    os.environ.get(f"READTHEDOCS_{v}", "") for v in ("CANONICAL_URL", "LANGUAGE")
+)
+if RTD_URL and RTD_LANGUAGE and f"/{RTD_LANGUAGE}/" in RTD_URL:
+    OTHER = "en" if RTD_LANGUAGE.startswith("zh") else "zh-cn"
+    html_context["mha_other_language_root"] = RTD_URL.replace(f"/{RTD_LANGUAGE}/", f"/{OTHER}/", 1)
 
 # -- Languages: English source, Simplified Chinese from gettext catalogs --------------------------
 # ``nox -s docs`` builds English into _build/html/en, then ``-D language=zh_CN`` into
@@ -132,6 +143,12 @@ gettext_additional_targets = ["raw", "literal-block"]
 # be an index term: the glossary's compounds are jieba's user dictionary. Other languages
 # ignore the option.
 html_search_options = {"dict": str(DOCS / "locale" / "zh_CN" / "search-dict.txt")}
+# The values in the edition's language: Sphinx applies ``-D language=zh_CN`` after reading this
+# file, so they are translated once it is known (config-inited, in setup below), from the
+# interface catalog locale/<language>/LC_MESSAGES/sphinx.po: the footer's copyright holder,
+# myst-nb's toggles of a folded cell, the theme's search placeholder and icon links' label.
+TRANSLATED = ["copyright", "nb_code_prompt_show", "nb_code_prompt_hide"]
+TRANSLATED_THEME_OPTIONS = ["search_bar_text", "icon_links_label"]
 
 # -- Cross-references to torch and Python: local inventories only (_intersphinx/make_inventories.py)
 
@@ -160,6 +177,8 @@ nb_execution_timeout = 120
 nb_execution_raise_on_error = True  # a failing cell fails the build
 nb_execution_show_tb = True
 nb_merge_streams = True
+nb_code_prompt_show = "Show code cell {type}"  # myst-nb's defaults, translated above
+nb_code_prompt_hide = "Hide code cell {type}"
 # sphinx-gallery's notebooks are excluded above; myst-nb reads only the tutorial's Markdown
 nb_execution_excludepatterns = ["auto_examples/*"]
 
@@ -202,3 +221,19 @@ sphinx_gallery_conf = {
     # (<matplotlib.colorbar.Colorbar object at 0x...>, Text(...)): never show those.
     "ignore_repr_types": r"matplotlib|mpl_toolkits",
 }
+
+
+# -- The edition's language, once it is known -----------------------------------------------------
+
+
+def _in_the_editions_language(app, config) -> None:
+    from sphinx.locale import _  # the interface catalog of config.language
+
+    for name in TRANSLATED:
+        setattr(config, name, str(_(getattr(config, name))))
+    options = config.html_theme_options
+    options.update({name: str(_(options[name])) for name in TRANSLATED_THEME_OPTIONS})
+
+
+def setup(app):
+    app.connect("config-inited", _in_the_editions_language)

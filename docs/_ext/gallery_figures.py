@@ -13,7 +13,7 @@ The drawing is :mod:`site_figures`'; this extension hooks it into the build:
 * ``page_rules`` serves the phone versions to phones.
 
 A page where a figure should have been served and was not gets a warning
-(:func:`page_rules.unmatched`), which the strict build turns into a failure.
+(:func:`unmatched`), which the strict build turns into a failure.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import os
 from pathlib import Path
 
 import matplotlib
-from page_rules import unmatched
 from site_figures import (
     PHONE,
     RETINA,
@@ -35,6 +34,7 @@ from site_figures import (
     save_languages,
     variant,
 )
+from sphinx.util import logging
 from sphinx_gallery.directives import imgsgnode
 from sphinx_gallery.py_source_parser import extract_file_config
 
@@ -158,6 +158,10 @@ def translate_thumbnails(app) -> None:
             continue
         if not target.is_file() or target.stat().st_mtime < translated.stat().st_mtime:
             scale_image(translated, target, width, height)
+
+
+def unmatched(rule: str, docname: str, expected: str) -> None:
+    logging.getLogger(__name__).warning("%s: expected %s", rule, expected, location=docname)
 
 
 def setup(app):
