@@ -19,6 +19,7 @@ import html
 import json
 import math
 import re
+import string
 import struct
 from pathlib import Path, PurePosixPath
 
@@ -45,30 +46,33 @@ def read_json(path: Path, shown: str, writer: str) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-class Messages:
-    """A directive's words in the page's language (``text``), filled in with :meth:`format`."""
+def _fields(text: str) -> set[str]:
+    return {field[1] for field in string.Formatter().parse(text) if field[1]}
+
+
+class Messages(dict):
+    """A directive's words in the page's language (key -> text), filled in with :meth:`format`. A
+    translation whose placeholders differ from its English keeps the English (listed in ``bad``)."""
 
     def __init__(self, templates: dict[str, str], translations: dict[str, str] | None = None):
-        self.text = {key: (translations or {}).get(key, text) for key, text in templates.items()}
-
-    def __getitem__(self, key: str) -> str:
-        if key not in self.text:
-            raise DataError(f"expected a line '{key}: ...' in the directive's content")
-        return self.text[key]
+        super().__init__(templates)
+        self.bad = []
+        for key, text in (translations or {}).items():
+            if _fields(text) == _fields(english := templates[key]):
+                self[key] = text
+            else:
+                self.bad.append(f"the translation of {english!r} should use the placeholders "
+                                f"{sorted(_fields(english))}, got {text!r}")  # fmt: skip
 
     def format(self, key: str, **values: object) -> str:
-        try:
-            return self[key].format(**values)
-        except KeyError as error:  # a translation that renamed a placeholder
-            raise DataError(f"expected the placeholders of {key!r}, got {error}") from None
+        return self[key].format(**values)
 
     def join(self, items: list[str]) -> str:
         """``a``, ``a and b``, ``a, b and c`` (in the page's language)."""
         head = items[0] if items else ""
-        for i, item in enumerate(items[1:], 2):
-            key, place = ("list_last", "last") if i == len(items) else ("list_next", "next")
-            head = self.format(key, head=head, **{place: item})
-        return head
+        for item in items[1:-1]:
+            head = self.format("list_next", head=head, next=item)
+        return self.format("list_last", head=head, last=items[-1]) if items[1:] else head
 
 
 def table(head: list, rows: list, classes: tuple[str, ...] = ()) -> nodes.table:
@@ -91,14 +95,12 @@ def table(head: list, rows: list, classes: tuple[str, ...] = ()) -> nodes.table:
 
 FIGURE_DATA = {"speed": "results.json", "memory": "results.json", "gqa": "gqa.json"}
 BENCH_WRITER = "nox -s bench -- --update-docs"
-SPEED_COLUMNS = [  # the words of the directive's content, or the column's name as it is
-    "mode", "(B, L, E, H)", "batch_first", "ratio", "goal", "gflops_mha", "gflops_torch",
-    "of_roofline"]  # fmt: skip
+SPEED_COLUMNS = ["mode", "(B, L, E, H)", "batch_first"]  # words of the directive, or as they are
+SPEED_COLUMNS += ["ratio", "goal", "gflops_mha", "gflops_torch", "of_roofline"]
 
 
 def speed_table(results: dict, messages: Messages) -> nodes.table:
-    """The speed table: a row per measurement, by mode then batch_first=True first, a missed
-    goal marked on its row."""
+    """A row per measurement, by mode then batch_first=True first, a missed goal marked."""
     modes, rows = list(results["modes"]), []
     by_mode = sorted(results["speed"], key=lambda r: (modes.index(r["mode"]), not r["batch_first"]))
     for row in by_mode:
@@ -174,7 +176,7 @@ def bench_table(app, node: json_output, messages: Messages) -> nodes.Node:
     return speed_table(results, messages)
 
 
-# ---- What heads learn: head-table, head-explorer --------------------------------------------------
+# ---- What heads learn ----------------------------------------------------------------------------
 
 TASKS = {
     "agreement": {"marks": ("subject", "distractor"), "values": ("singular", "plural")},
@@ -283,15 +285,15 @@ def try_html(data: dict, messages: Messages) -> str:
 def head_explorer(app, node: json_output, messages: Messages) -> nodes.Node:
     """The explorer's container, what to try, and the data and words for its script."""
     data = read_json(Path(app.srcdir, node["path"]), node["shown"], HEADS_WRITER)
-    text = messages.text
+    region, noscript = html.escape(messages["region"]), html.escape(messages["noscript"])
     written = (
-        f'<div class="head-explorer" role="region" aria-label="{html.escape(text["region"])}"'
+        f'<div class="head-explorer" role="region" aria-label="{region}"'
         f' data-gloss="{"true" if is_chinese(app.config) else "false"}">'
-        f'<noscript><p class="hx-noscript">{html.escape(text["noscript"])}</p></noscript>'
+        f'<noscript><p class="hx-noscript">{noscript}</p></noscript>'
         f"{try_html(data, messages)}"
         '<div class="hx-ui" hidden></div>'
         f'<script type="application/json" class="hx-data">{script_json(data)}</script>'
-        f'<script type="application/json" class="hx-text">{script_json(text)}</script>'
+        f'<script type="application/json" class="hx-text">{script_json(messages)}</script>'
         f'<script type="application/json" class="hx-tasks">{script_json(TASKS)}</script>'
         "</div>"
     )
@@ -310,19 +312,14 @@ def add_assets(app, pagename, templatename, context, doctree) -> None:
 GLOBALS = {"head_explorer_data": "head_explorer", "head_explorer_parity": "head_explorer_parity"}
 
 
-def data_path(target_file: Path, suffix: str = GLOBALS["head_explorer_data"]) -> Path:
-    """Beside the generated example ``target_file``: ``<name>.<suffix>.json``."""
-    return target_file.with_name(f"{target_file.stem}.{suffix}.json")
-
-
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery scraper: save the example's :data:`GLOBALS` as JSON beside the generated
-    example (a reader who runs it gets no file; a rebuild that does not run it keeps them),
-    only when changed, so that the page that depends on it is read again only then."""
+    """sphinx-gallery scraper: save the example's :data:`GLOBALS` as ``<example>.<suffix>.json``
+    beside the generated example (a reader who runs it gets no file; a rebuild that does not run
+    it keeps them), only when changed, so that the page that depends on it is read again then."""
     found = block_vars.get("example_globals", {})
     for name, suffix in GLOBALS.items():
         if isinstance(found.get(name), dict):
-            path = data_path(Path(block_vars["target_file"]), suffix)
+            path = Path(block_vars["target_file"]).with_suffix(f".{suffix}.json")
             text = json.dumps(found[name], ensure_ascii=False)
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
@@ -401,17 +398,18 @@ def write_html(app, doctree: nodes.document, docname: str) -> None:
     for node in list(doctree.findall(json_output)):
         messages = Messages(node["templates"], node.get("translations"))
         label = " ".join(filter(None, (node["directive"], node["kind"])))
+        for problem in messages.bad:
+            logger.warning("%s: %s", label, problem, location=node)
         try:
             node.replace_self(DIRECTIVES[node["directive"]][0](app, node, messages))
         except (DataError, KeyError, IndexError, TypeError) as error:
-            if not isinstance(error, DataError):
-                error = f"expected key {error} in {node['shown']}"
+            if not isinstance(error, DataError):  # in the JSON, or the directive's words
+                error = f"expected key {error} in {node['shown']} or the directive's content"
             logger.warning("%s: %s", label, error, location=node)
             node.parent.remove(node)
 
 
 def setup(app):
-    # the benchmark's figures and JSON, below the source folder and served at the same path
     app.add_config_value("bench_figures_dir", "_static/bench", "env", types=(str,))
     for name in DIRECTIVES:
         app.add_directive(name, JsonDirective)
