@@ -1,6 +1,4 @@
-"""The questions of the site (docs/_ext/questions.py): each choice folded with its verdict and
-why, refused when malformed, translated in Chinese, and written into the notebooks folded.
-"""
+"""The site's questions (docs/_ext/questions.py): folded choices, errors, Chinese, notebooks."""
 
 from __future__ import annotations
 
@@ -8,23 +6,20 @@ import re
 from pathlib import Path
 
 import pytest
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
+
+pytest.importorskip("myst_parser")
+import questions
 from sphinx_build import build
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-
-import questions
-
-QUESTION = """\
-::::{question}
+CONF = "extensions = ['myst_parser', 'questions']\nmyst_enable_extensions = ['colon_fence']\n"
+CONF += "locale_dirs = ['locale/']\nhtml_search_language = 'en'\n"
+QUESTION = """::::{question}
 `q` is `(2, 3, 10, 16)`. What shape are the scores of one block?
 
 :::{choice} `(2, 3, 10, 4)`
 :correct:
 One row per query.
 :::
-
 :::{choice} `(2, 3, 10, 6)`
 That is the whole matrix.
 :::
@@ -32,116 +27,54 @@ That is the whole matrix.
 """
 
 
-def project(tmp_path: Path, page: str, zh: dict[str, str] | None = None) -> Path:
-    """A one-page MyST site with the questions extension, and Chinese catalogs if given."""
-    src = tmp_path / "src"
-    (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
-    (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'questions']\nmyst_enable_extensions = ['dollarmath', 'colon_fence']\n"
-        "locale_dirs = ['locale/']\ngettext_compact = False\nhtml_search_language = 'en'\n",
-        encoding="utf-8",
-    )
-    (src / "index.md").write_text("# Page\n\n" + page, encoding="utf-8")
-    for domain, entries in (zh or {}).items():
-        catalog = Catalog(locale="zh_CN")
-        for english, chinese in entries.items():
-            catalog.add(english, chinese)
-        with open(src / "locale" / "zh_CN" / "LC_MESSAGES" / f"{domain}.mo", "wb") as f:
-            write_mo(f, catalog)
-    return src
+def page(tmp_path: Path, text: str, language: str = "en", **zh: dict) -> tuple[str, str]:
+    """A one-page site of ``text``, built (``zh``: Chinese catalogs, domain -> entries)."""
+    (folder := tmp_path / "src" / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
+    (tmp_path / "src" / "conf.py").write_text(CONF)
+    (tmp_path / "src" / "index.md").write_text(f"# Page\n\n{text}", encoding="utf-8")
+    for domain, entries in zh.items():  # Sphinx compiles them
+        po = "".join(f'msgid "{english}"\nmsgstr "{text}"\n\n' for english, text in entries.items())
+        (folder / f"{domain}.po").write_text(po, encoding="utf-8")
+    out, warnings = build(tmp_path / "src", language=language)
+    return (out / "index.html").read_text(encoding="utf-8") if not warnings else "", warnings
 
 
-def choices(html: str) -> list[dict]:
-    """Each <details> choice: its classes, name, summary text, and answer text."""
-    found = re.findall(
-        r"<details class=\"([^\"]*)\" name=\"([^\"]*)\">\s*<summary>(.*?)</summary>(.*?)</details>",
-        html,
-        re.DOTALL,
-    )
-    strip = lambda s: re.sub(r"<[^>]+>", " ", s).split()
-    return [
-        {
-            "classes": c.split(),
-            "name": n,
-            "summary": " ".join(strip(s)),
-            "answer": " ".join(strip(a)),
-        }
-        for c, n, s, a in found
-    ]
+def choices(html: str) -> list[tuple[str, str, str, str]]:
+    """Each <details> choice: its classes, name, summary and answer (their text)."""
+    found = re.findall(r'<details class="([^"]*)" name="([^"]*)">\s*<summary>(.*?)</summary>'
+                       r"(.*?)</details>", html, re.DOTALL)  # fmt: skip
+    return [(c, n, *(" ".join(re.sub(r"<[^>]+>", " ", t).split()) for t in texts))
+            for c, n, *texts in found]  # fmt: skip
 
 
 def test_each_choice_is_folded_with_its_verdict_and_why(tmp_path: Path) -> None:
-    pytest.importorskip("myst_parser")
-    out, warnings = build(project(tmp_path, QUESTION + "\n" + QUESTION))
-    assert "WARNING" not in warnings and "ERROR" not in warnings, warnings
-    html = (out / "index.html").read_text(encoding="utf-8")
-    assert html.count('<div class="mha-question') == 2
-    found = choices(html)
-    assert [c["summary"] for c in found[:2]] == ["A (2, 3, 10, 4)", "B (2, 3, 10, 6)"]
-    assert found[0]["answer"] == "Right. One row per query."
-    assert found[1]["answer"] == "Not this one. That is the whole matrix."
-    assert "mha-right" in found[0]["classes"] and "mha-wrong" in found[1]["classes"]
-    # the choices of one question share a name (one open at a time), each question its own
-    assert found[0]["name"] == found[1]["name"] != found[2]["name"] == found[3]["name"]
-    assert "open" not in html.split('<div class="mha-question', 1)[1].split(">", 1)[0]
-    assert not re.search(r"<details[^>]* open", html)  # nothing revealed before choosing
+    html, warnings = page(tmp_path, QUESTION + "\n" + QUESTION)  # two questions
+    assert warnings == "" and html.count('<div class="mha-question') == 2 and " open" not in html
+    (c1, n1, s1, a1), (c2, n2, s2, a2), (_, n3, *_), (_, n4, *_) = choices(html)
+    assert (s1, a1, s2, a2) == ("A (2, 3, 10, 4)", "Right. One row per query.",
+                                "B (2, 3, 10, 6)", "Not this one. That is the whole matrix.")  # fmt: skip
+    assert "mha-right" in c1 and "mha-wrong" in c2 and n1 == n2 != n3 == n4  # one open of each
 
 
-@pytest.mark.parametrize(
-    ("page", "words"),
-    [
-        (QUESTION.replace(":correct:\n", ""), "0 marked :correct:"),
-        (QUESTION.replace("That is the whole matrix.\n", ":correct:\nToo.\n"), "2 marked :correct:"),
-        (QUESTION.replace("That is the whole matrix.\n", ""), "to say why it is right or wrong"),
-        (QUESTION.replace(
-            ":::{choice} `(2, 3, 10, 6)`\nThat is the whole matrix.\n:::\n", ""), "got 1 choices"),
-        (QUESTION.replace("`q` is `(2, 3, 10, 16)`. What shape are the scores of one block?\n\n", ""),
-         "expected the question's text"),
-        (":::{choice} `x`\nWhy.\n:::\n", "expected {choice} inside a {question}"),
-    ],
-)  # fmt: skip
-def test_a_malformed_question_fails_the_build(tmp_path: Path, page: str, words: str) -> None:
-    pytest.importorskip("myst_parser")
-    _, warnings = build(project(tmp_path, page))
-    assert words in warnings, warnings
+@pytest.mark.parametrize("text", [
+    QUESTION.replace(":correct:\n", ""), QUESTION.replace("That is", ":correct:\nThat is"),
+    QUESTION.replace(":::{choice} `(2, 3, 10, 6)`\nThat is the whole matrix.\n:::\n", ""),
+    QUESTION.replace("`q` is `(2, 3, 10, 16)`. What shape are the scores of one block?\n", ""),
+    QUESTION.replace("That is the whole matrix.\n", ""), ":::{choice} `x`\nWhy.\n:::\n",
+])  # fmt: skip
+def test_a_malformed_question_fails_the_build(tmp_path: Path, text: str) -> None:
+    assert "index.md:3: ERROR: expected " in page(tmp_path, text)[1]
 
 
-def test_chinese_text_and_verdicts(tmp_path: Path) -> None:
-    pytest.importorskip("myst_parser")
-    zh = {
-        "index": {
-            "`q` is `(2, 3, 10, 16)`. What shape are the scores of one block?":
-                "`q` 的形状是 `(2, 3, 10, 16)`。一块分数的形状是什么？",
-            "`(2, 3, 10, 4)`": "`(2, 3, 10, 4)`",
-            "One row per query.": "每个查询一行。",
-            "That is the whole matrix.": "那是整个矩阵。",
-        },
-        "sphinx": {questions.RIGHT: "答对了。", questions.WRONG: "不是这个。"},
-    }  # fmt: skip
-    out, warnings = build(project(tmp_path, QUESTION, zh), language="zh_CN")
-    assert "WARNING" not in warnings, warnings
-    html = (out / "index.html").read_text(encoding="utf-8")
-    found = choices(html)
-    assert "一块分数的形状是什么" in html
-    assert found[0]["answer"] == "答对了。 每个查询一行。"
-    assert found[1]["answer"] == "不是这个。 那是整个矩阵。"
-
-
-def test_notebooks_get_the_questions_folded() -> None:
-    text = "Before.\n\n" + QUESTION + "\nAfter.\n"
-    markdown = questions.markdown(text)
-    assert "{question}" not in markdown and "{choice}" not in markdown
-    assert markdown.startswith("Before.\n\n`q` is `(2, 3, 10, 16)`. What shape")
-    assert markdown.endswith("After.\n")
+def test_chinese_text_verdicts_and_notebooks(tmp_path: Path) -> None:
+    index = {"One row per query.": "每个查询一行。", "That is the whole matrix.": "那是整个矩阵。"}
+    sphinx = {questions.RIGHT: "答对了。", questions.WRONG: "不是这个。"}
+    html, _ = page(tmp_path, QUESTION, "zh_CN", index=index, sphinx=sphinx)
+    assert [c[3] for c in choices(html)] == ["答对了。 每个查询一行。", "不是这个。 那是整个矩阵。"]
+    markdown = questions.markdown(f"Before.\n\n{QUESTION}\nAfter.\n")
+    assert markdown.startswith("Before.\n\n`q` is `(2, 3, 10, 16)`. What") and "{" not in markdown
     folded = re.findall(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", markdown)
-    assert folded == [
+    assert markdown.endswith("After.\n") and folded == [
         ("A. <code>(2, 3, 10, 4)</code>", "**Right.** One row per query."),
         ("B. <code>(2, 3, 10, 6)</code>", "**Not this one.** That is the whole matrix."),
     ]
-
-
-def test_the_site_sphinx_catalog_translates_the_verdicts() -> None:
-    po = (DOCS / "locale" / "zh_CN" / "LC_MESSAGES" / "sphinx.po").read_text(encoding="utf-8")
-    for verdict in (questions.RIGHT, questions.WRONG):
-        entry = re.search(rf'msgid "{re.escape(verdict)}"\nmsgstr "(.+)"', po)
-        assert entry and re.search(r"[\u4e00-\u9fff]", entry[1]), verdict
