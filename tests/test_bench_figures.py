@@ -102,7 +102,7 @@ def test_pictures_alt_texts_and_tables_in_english_and_chinese(tmp_path: Path) ->
     for kind in ("speed", "memory", "gqa"):  # the figures the benchmark drew in Chinese
         files = bf.figure_files(BENCH, kind, "zh_CN").values()
         assert all(f"_static/bench/{n}" in html and ".zh_CN." in n for n in files)
-    assert 'alt="三个上下排列的柱状图' in html and "融合路径（MiB）" in html
+    assert 'alt="三个上下排列的柱状图' in html and "融合路径（单位：MiB）" in html
     assert "未达到目标" in html  # the table's words
     assert "goal missed" not in html and "fused path" not in html
 
