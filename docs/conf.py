@@ -46,9 +46,9 @@ extensions = [
     "sphinx_copybutton",
     "sphinx_design",  # cards on the index page
     # the site's own, in _ext/
-    "languages",  # the Chinese edition's interface lines, search and layout
+    "languages",  # the Chinese edition's interface lines, search and notebooks folder
     "gallery_figures",  # each gallery figure also in Chinese and for a phone
-    "page_rules",  # code break points, tables as cards, phone figures; upright subscripts, tab titles
+    "page_rules",  # code break points, phone figures; upright subscripts, plain-text tab titles
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
     "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese
     "package",  # runs again when the package changes; its wheel; a page for each name
