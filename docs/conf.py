@@ -133,7 +133,8 @@ gettext_additional_targets = ["raw", "literal-block"]
 # ignore the option.
 html_search_options = {"dict": str(DOCS / "locale" / "zh_CN" / "search-dict.txt")}
 
-# -- Cross-references to torch and Python: local inventories only (_intersphinx/make_inventories.py)
+# -- Cross-references to torch and Python: local inventories only ---------------------------------
+# _intersphinx/*.inv: committed; to cite a new name, `sphobjinv convert plain`, edit, `convert zlib`
 
 intersphinx_mapping = {
     "torch": ("https://docs.pytorch.org/docs/stable/", "_intersphinx/torch.inv"),
