@@ -162,6 +162,5 @@ def translate_thumbnails(app) -> None:
 
 def setup(app):
     app.setup_extension("page_rules")
-    app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
     app.connect("doctree-resolved", serve_translations)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
