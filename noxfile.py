@@ -240,13 +240,21 @@ def translations(session: nox.Session) -> None:
     env = {"PYTHONPATH": EXTENSIONS}  # catalogs.py reads the flag of translated_sources.py
     session.run(python, "docs/locale/catalogs.py", str(templates), env=env, external=True)
     intl = (python, "-m", "sphinx_intl")
-    session.run(*intl, "update", "-p", str(templates), "-d", str(LOCALE), "--line-width", "0",
-                "--no-obsolete", external=True)  # fmt: skip
-    session.run(*intl, "stat", "-d", str(LOCALE), success_codes=[0, 1], external=True)
+    locale = str(LOCALE.relative_to(ROOT))
+    update = ("update", "-p", str(templates), "-d", locale, "--line-width", "0", "--no-obsolete")
+    changes = session.run(*intl, *update, silent=True, external=True).splitlines()
+    print("\n".join(line for line in changes if not line.startswith("Not Changed")))
+    # translated, fuzzy and untranslated entries of each catalog (it exits 1 if any is incomplete)
+    stat = session.run(
+        *intl, "stat", "-d", locale, success_codes=[0, 1], silent=True, external=True
+    )
+    done = [line for line in stat.splitlines() if line.endswith(" 0 fuzzy, 0 untranslated.")]
+    print("\n".join(line for line in stat.splitlines() if line not in done))
+    session.log(f"{len(done)} of {len(stat.splitlines())} catalogs complete")
     if "update" in session.posargs:
         return
-    session.run("git", "diff", "--exit-code", "--", str(LOCALE), external=True)
-    new = session.run("git", "ls-files", "--others", "--exclude-standard", "--", str(LOCALE),
+    session.run("git", "diff", "--exit-code", "--", locale, external=True)
+    new = session.run("git", "ls-files", "--others", "--exclude-standard", "--", locale,
                       external=True, silent=True)  # fmt: skip
     if new.strip():
         session.error(f"new catalogs, for pages that had none: add them to git\n{new}")
