@@ -48,7 +48,7 @@ def needs_translation(msgid: str) -> bool:
     """Whether a reader would see English words if this entry stayed untranslated."""
     if not msgid or BOILERPLATE.match(msgid):
         return False
-    titles = " ".join(ROLE_TITLE.findall(msgid))  # a thumbnail's tooltip: the example's summary
+    titles = " ".join(ROLE_TITLE.findall(msgid))  # read too: link titles, thumbnails' tooltips
     return 'tooltip="' in msgid or bool(LETTER.search(f"{MARKUP.sub('', msgid)} {titles}"))
 
 
