@@ -224,28 +224,43 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def translations(session: nox.Session) -> None:
-    """Check the Chinese catalogs: fails while an entry is untranslated, fuzzy or stale, or off
-    the glossary (a forbidden variant, a step named two ways, English outside code and names).
+    """Check the Chinese catalogs: fails while one is stale, or an entry is untranslated, fuzzy,
+    changes a code block's code, or is off the glossary (a forbidden variant, a step named two
+    ways, English outside code and names).
 
-    Regenerates the message templates from the sources (a gettext build, which reuses the
-    gallery pages of the last ``nox -s docs`` or executes the examples) and compares them with
-    docs/locale/zh_CN/LC_MESSAGES/*.po, then prints how much is translated.
-    ``nox -s translations -- update`` brings the .po files up to date instead: new entries
-    empty, changed ones fuzzy, removed ones dropped (sphinx-intl).
+    A gettext build writes the pages' templates (docs/locale/catalogs.py, reusing the gallery of
+    the last ``nox -s docs``); sphinx-intl updates the .po files from them (new entries empty,
+    changed ones fuzzy, removed ones dropped) and prints how much is translated. A catalog the
+    update changed was stale: ``git diff`` shows it, against git's index (stage your own edits
+    first). ``nox -s translations -- update`` only brings the catalogs up to date.
     """
     python = shared_env(session, "docs,test")
-    env = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
-    env["PYTHONPATH"] = EXTENSIONS  # catalogs.py reads the site's doctrees and figure labels
-    catalogs = (python, "docs/locale/catalogs.py")
+    templates = BUILD / "gettext"
+    shutil.rmtree(templates, ignore_errors=True)
+    env = {"PYTHONPATH": EXTENSIONS}  # catalogs.py reads the flag of translated_sources.py
+    session.run(python, "docs/locale/catalogs.py", str(templates), env=env, external=True)
+    intl = (python, "-m", "sphinx_intl")
+    locale = str(LOCALE.relative_to(ROOT))
+    update = ("update", "-p", str(templates), "-d", locale, "--line-width", "0", "--no-obsolete")
+    changes = session.run(*intl, *update, silent=True, external=True).splitlines()
+    print("\n".join(line for line in changes if not line.startswith("Not Changed")))
+    # translated, fuzzy and untranslated entries of each catalog (it exits 1 if any is incomplete)
+    stat = session.run(
+        *intl, "stat", "-d", locale, success_codes=[0, 1], silent=True, external=True
+    )
+    done = [line for line in stat.splitlines() if line.endswith(" 0 fuzzy, 0 untranslated.")]
+    print("\n".join(line for line in stat.splitlines() if line not in done))
+    session.log(f"{len(done)} of {len(stat.splitlines())} catalogs complete")
     if "update" in session.posargs:
-        session.run(*catalogs, "update", env=env, external=True)
-        session.run(*catalogs, "stats", env=env, external=True)
         return
-    session.run(*catalogs, "stats", env=env, external=True)
+    session.run("git", "diff", "--exit-code", "--", locale, external=True)
+    new = session.run("git", "ls-files", "--others", "--exclude-standard", "--", locale,
+                      external=True, silent=True)  # fmt: skip
+    if new.strip():
+        session.error(f"new catalogs, for pages that had none: add them to git\n{new}")
     session.run(
         *(python, "-m", "pytest", "tests/test_catalogs.py", "tests/test_glossary.py"),
         *(junit(session), *session.posargs),
-        env=env,
         external=True,
     )
 

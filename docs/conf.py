@@ -150,7 +150,8 @@ html_search_options = {"dict": str(DOCS / "locale" / "zh_CN" / "search-dict.txt"
 TRANSLATED = ["copyright", "nb_code_prompt_show", "nb_code_prompt_hide"]
 TRANSLATED_THEME_OPTIONS = ["search_bar_text", "icon_links_label"]
 
-# -- Cross-references to torch and Python: local inventories only (_intersphinx/make_inventories.py)
+# -- Cross-references to torch and Python: local inventories only ---------------------------------
+# _intersphinx/*.inv: committed; to cite a new name, `sphobjinv convert plain`, edit, `convert zlib`
 
 intersphinx_mapping = {
     "torch": ("https://docs.pytorch.org/docs/stable/", "_intersphinx/torch.inv"),

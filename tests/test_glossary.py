@@ -1,125 +1,68 @@
 """The Chinese catalogs keep to the glossary: one term per concept, English only where it may stay.
 
-``nox -s translations`` runs this file next to ``tests/test_catalogs.py``. The rules are the
-tables of ``docs/locale/GLOSSARY.md`` ("One term per concept"), read by
-``docs/locale/glossary.py``; each failure names the catalog, the entry's English and the term
-to write.
+``nox -s translations`` runs this file. The rules are the tables of ``docs/locale/GLOSSARY.md``
+("One term per concept"), read by ``docs/locale/glossary.py``; each failure names the catalog,
+the entry's English and the term to write.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("babel", reason="the glossary checks read the catalogs with Babel")
-
-LOCALE = Path(__file__).resolve().parents[1] / "docs" / "locale"
+pytest.importorskip(
+    "sphinx", reason="catalogs.py reads the flag of docs/_ext/translated_sources.py"
+)
 import catalogs
 import glossary
+from babel.messages.pofile import read_po
 
-LANGUAGE = "zh_CN"
-PO_FILES = catalogs.po_files(LANGUAGE)
+LOCALE = glossary.GLOSSARY.parent / "zh_CN" / "LC_MESSAGES"
+CATALOGS = {p.relative_to(LOCALE).with_suffix("").as_posix(): p for p in LOCALE.rglob("*.po")}
 RULES = glossary.load()
 
 
-def _read_entries(name: str) -> list[tuple[str, str]]:
-    """(English, Chinese) of each translated entry; of a code block, its comments only (one a
-    line): its code is the source's, checked by nox -s translations."""
-    found = []
-    for m in catalogs._read(PO_FILES[name], LANGUAGE):
-        if not (m.id and m.string):
-            continue
-        if catalogs.CODE_FLAG in m.flags:
-            found.append(tuple("\n".join(catalogs.comments(s)) for s in (m.id, m.string)))
-        else:
-            found.append((m.id, m.string))
-    return found
+def _entries(path) -> list[tuple[str, str]]:
+    """(English, Chinese) of each translated entry; of a code block, its comments only."""
+    with path.open("rb") as f:
+        found = [(m.id, m.string, catalogs.CODE_FLAG in m.flags) for m in read_po(f) if m.string]
+    comments = catalogs.comments
+    return [("\n".join(comments(i)), "\n".join(comments(s))) if code else (i, s)
+            for i, s, code in found if i]  # fmt: skip
 
 
-ENTRIES = {name: _read_entries(name) for name in PO_FILES}  # each catalog read once
-# the interface catalogs: the theme's strings (sphinx.po) and the figures' labels (figures.po)
-INTERFACE = {name: catalogs.po_dir(LANGUAGE) / f"{name}.po" for name in catalogs.INTERFACE_CATALOGS}
+ENTRIES = {name: _entries(path) for name, path in sorted(CATALOGS.items())}
 CODE_WORDS = glossary.code_vocabulary([i for entries in ENTRIES.values() for i, _ in entries])
-NAMES = sorted(PO_FILES) or ["<no catalogs>"]  # the checks read every page's catalog
 
 
-def _where(name: str, msgid: str) -> str:
-    short = msgid if len(msgid) <= 90 else msgid[:87] + "..."
-    return f"{LANGUAGE}/LC_MESSAGES/{name}.po, msgid {short!r}"
-
-
-def _report(found: list[str]) -> None:
-    if found:  # the list, without a traceback: it names every entry to fix
-        pytest.fail("\n  ".join(["", *found]), False)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_no_forbidden_variant(name: str) -> None:
-    """No variant of the "Never write" table, e.g. 宽度 for a dimension, 课程 for the lesson."""
-    found = [
-        f"{_where(name, msgid)}: {v.never!r}, write {v.write}"
-        for msgid, msgstr in ENTRIES[name]
-        for v in glossary.forbidden(RULES, msgstr)
-    ]
-    _report(found)
-
-
-@pytest.mark.parametrize("name", sorted(INTERFACE))
-def test_no_forbidden_variant_in_the_interface(name: str) -> None:
-    """The figures' labels and the theme's strings use the glossary's terms too."""
-    if not INTERFACE[name].is_file():
-        pytest.skip(f"no {name}.po")
-    found = [
-        f"{LANGUAGE}/LC_MESSAGES/{name}.po, msgid {m.id!r}: {v.never!r}, write {v.write}"
-        for m in catalogs._read(INTERFACE[name], LANGUAGE)
-        if m.id and isinstance(m.string, str) and m.string
-        for v in glossary.forbidden(RULES, m.string)
-    ]
-    _report(found)
-
-
-def test_the_glossary_uses_its_own_terms() -> None:
-    """No term of GLOSSARY.md's tables of terms is a variant its "Never write" table rejects."""
-    found = [
-        f"GLOSSARY.md, term {english!r}: {chinese!r} uses {v.never!r}, write {v.write}"
-        for english, chinese in glossary.terms()
-        for v in glossary.forbidden(RULES, chinese)
-    ]
-    _report(found)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_each_step_has_one_name(name: str) -> None:
-    """A step of the lesson is called by its name wherever the English names it."""
+@pytest.mark.parametrize("name", sorted(ENTRIES))
+def test_catalog_keeps_to_the_glossary(name: str) -> None:
+    """No variant of "Never write" (宽度 for a dimension); in a page's catalog, each step by its
+    one name, English only as code, a kept name, a gloss or a quoted mention, glossed once."""
     found = []
     for msgid, msgstr in ENTRIES[name]:
+        where = f"msgid {msgid if len(msgid) <= 90 else msgid[:87] + '...'!r}"
+        found += [
+            f"{where}: {v.never!r}, write {v.write}" for v in glossary.forbidden(RULES, msgstr)
+        ]
+        if name in catalogs.NOT_PAGES:  # the interface's strings: the terms only
+            continue
         for step, other in glossary.misnamed_steps(RULES, msgid, msgstr):
             how = "not named" if other == "(none)" else f"named {other!r}"
-            found.append(f"{_where(name, msgid)}: step {step.step} {how}, write {step.name!r}")
-    _report(found)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_no_english_outside_code_and_names(name: str) -> None:
-    """English stays only as code, a kept name, a gloss or a quoted mention."""
-    found = [
-        f"{_where(name, msgid)}: English {sorted(set(words))} (translate it, mark it as code, "
-        "gloss it once as 中文（English）, or add a name to GLOSSARY.md's English that stays)"
-        for msgid, msgstr in ENTRIES[name]
-        if (words := glossary.english_words(RULES, msgid, msgstr, CODE_WORDS))
-    ]
-    _report(found)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_a_term_is_glossed_once_per_page(name: str) -> None:
-    """词元（token） at the first use on a page, 词元 after it."""
-    counts = Counter(g for _, msgstr in ENTRIES[name] for g in glossary.glosses(msgstr))
-    repeated = [f"（{g}） {n} times" for g, n in sorted(counts.items()) if n > 1]
-    if repeated:
-        pytest.fail(f"{LANGUAGE}/LC_MESSAGES/{name}.po glosses again: {repeated}", False)
+            found.append(f"{where}: step {step.step} {how}, write {step.name!r}")
+        if words := glossary.english_words(RULES, msgid, msgstr, CODE_WORDS):
+            found.append(
+                f"{where}: English {sorted(set(words))} (translate it, mark it as code, gloss it "
+                "once as 中文（English）, or add a name to GLOSSARY.md's English that stays)"
+            )
+    glosses = Counter(
+        g for _, s in ENTRIES[name] for g in glossary.glosses(s) if name not in catalogs.NOT_PAGES
+    )
+    found += [f"（{g}） glossed {n} times, once is enough" for g, n in glosses.items() if n > 1]
+    if found:  # the list, without a traceback: it names every entry to fix
+        pytest.fail("\n  ".join([f"zh_CN/LC_MESSAGES/{name}.po", *found]), False)
 
 
 def test_the_glossary_tables_are_read() -> None:
@@ -127,7 +70,6 @@ def test_the_glossary_tables_are_read() -> None:
     assert {"批次", "前向计算", "头轴", "轴", "浏览器", "尺寸", "集中"} <= {
         v.never for v in RULES.variants
     }
-    assert ("head explorer", "注意力头查看器") in glossary.terms()
     assert {s.step for s in RULES.steps} == {"split_heads", "merge_heads"}
     assert {"pytorch", "softmax", "gpu"} <= RULES.english
 

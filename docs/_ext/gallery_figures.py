@@ -166,6 +166,5 @@ def unmatched(rule: str, docname: str, expected: str) -> None:
 
 def setup(app):
     app.setup_extension("page_rules")
-    app.connect("builder-inited", translate_thumbnails, priority=600)  # after the gallery's
     app.connect("doctree-resolved", serve_translations)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
