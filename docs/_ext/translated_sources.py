@@ -1,13 +1,10 @@
 """The examples and notebooks in the page's language, run in that language: a Chinese page
-shows what its Chinese download prints and draws.
-
-A catalog entry replaces a whole paragraph, heading, list item or table cell
-(:func:`translate_text`); an entry flagged ``code-block`` a whole code block
-(:func:`translate_code`), the same code with its comments, printed strings and figure labels in
-Chinese. A translated example that draws also sets a Chinese font list (:func:`with_fonts`). The
-gallery is translated into ``_build/gallery/<language>`` for sphinx-gallery (``config-inited``),
-the executed pages' code when read (``source-read``, before myst-nb runs it), the tutorial's
-notebooks for download after the build. The package's own text follows ``MHA_LANG``.
+shows what its Chinese download prints and draws. Catalog entries replace whole paragraphs,
+headings, list items and table cells (:func:`translate_text`) and, flagged ``code-block``,
+whole code blocks (:func:`translate_code`: the code with its comments, printed strings and
+figure labels in Chinese); a translated example that draws sets a Chinese font list. The build
+translates the gallery into ``_build/gallery/<language>`` (``config-inited``), the executed
+pages' code when read (``source-read``) and the tutorial's notebooks for download at its end.
 """
 
 from __future__ import annotations
@@ -23,9 +20,8 @@ from docutils.utils import column_width
 from site_figures import CJK_FONTS
 from tutorial_notebooks import closes, page_notebook
 
-DOCS = Path(__file__).resolve().parents[1]
-LOCALE = DOCS / "locale"
-GALLERY = DOCS.parent / "gallery"
+LOCALE = Path(__file__).resolve().parents[1] / "locale"
+GALLERY = LOCALE.parents[1] / "gallery"
 CODE_FLAG = "code-block"  # a code block's entry in a catalog (docs/locale/catalogs.py)
 
 
@@ -80,22 +76,20 @@ DOCSTRING = re.compile(r'^(?P<open>[rR]?""")(?P<text>.*?)(?P<close>""")', re.DOT
 TEXT_BLOCK = re.compile(r"^# %%[^\n]*\n((?:#[^\n]*\n)+)", re.MULTILINE)
 
 
-# the comment over the font list that a translated example sets: the fonts of its labels
+# what a translated example that draws sets after its imports: the fonts of its labels
 FONT_COMMENT = {"zh_CN": "# 图中汉字的字体：Windows、macOS、Linux 各找其一（都没有时见安装说明）"}
-PYPLOT = "import matplotlib.pyplot as plt"
+FONT_LIST = "".join(f'    "{font}",\n' for font in CJK_FONTS)
 
 
 def with_fonts(source: str, language: str) -> str:
     """``source`` setting ``site_figures.CJK_FONTS`` after the imports around its pyplot's."""
     lines = source.split("\n")
-    if language in FONT_COMMENT and PYPLOT in lines:
-        end = lines.index(PYPLOT)
+    if language in FONT_COMMENT and "import matplotlib.pyplot as plt" in lines:
+        end = lines.index("import matplotlib.pyplot as plt")
         while end < len(lines) and (not lines[end] or lines[end].startswith(("import ", "from "))):
             end += 1
-        fonts = "".join(f'    "{font}",\n' for font in CJK_FONTS)
-        lines.insert(
-            end, f'{FONT_COMMENT[language]}\nplt.rcParams["font.sans-serif"] = [\n{fonts}]\n'
-        )
+        setting = f'plt.rcParams["font.sans-serif"] = [\n{FONT_LIST}]\n'
+        lines.insert(end, f"{FONT_COMMENT[language]}\n{setting}")
     return "\n".join(lines)
 
 
@@ -106,12 +100,10 @@ def translate_example(source: str, text: dict[str, str], code: dict[str, str]) -
     rest = source[found.end() :]
     parts, position = [], 0
     for block in TEXT_BLOCK.finditer(rest):
-        parts.append(translate_code(rest[position : block.start()], code))
-        marker = rest[block.start() : block.start(1)]
         lines = [line[2:] if line.startswith("# ") else line[1:] for line in block[1].split("\n")]
-        translated = translate_text("\n".join(lines), text).split("\n")
-        body = "\n".join(f"# {line}" if line else "#" for line in translated[:-1])
-        parts.append(marker + body + "\n")
+        translated = translate_text("\n".join(lines), text).split("\n")[:-1]
+        parts.append(translate_code(rest[position : block.start()], code))
+        parts += [block[0][: -len(block[1])], *(f"# {t}\n" if t else "#\n" for t in translated)]
         position = block.end()
     parts.append(translate_code(rest[position:], code))
     return head + "".join(parts)
@@ -140,39 +132,28 @@ CODE_INFO = re.compile(r"^\s*(?:\{(?:code-cell|code-block|code|sourcecode)\}|[\w
 def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str, str]) -> str:
     """A MyST page with its code blocks (fences of a language or ``{code-cell}``, options kept)
     translated, and the rest, directives' content included, as text unless ``text`` is None."""
-    out, chunk, lines, index = [], [], source.split("\n"), 0
-    directives: list[str] = []  # the fences of the directives open here
-
-    def flush_text() -> None:
-        joined = "\n".join(chunk)
-        out.append(joined if text is None else translate_text(joined, text, underlines=False))
-        chunk.clear()
-
+    out: list = [[]]  # runs of text lines (lists) between translated code blocks (strings)
+    lines, index, directives = source.split("\n"), 0, []  # the fences of open directives
     while index < len(lines):
         line, index = lines[index], index + 1
-        chunk.append(line)
+        out[-1].append(line)
         opening = FENCE.match(line)
-        if not opening:
-            continue
-        if directives and closes(line, directives[-1]):
+        if opening and directives and closes(line, directives[-1]):
             directives.pop()
-        elif opening["fence"][0] == ":" or not CODE_INFO.match(opening["info"]):
+        elif opening and (opening["fence"][0] == ":" or not CODE_INFO.match(opening["info"])):
             directives.append(opening["fence"])
-        else:
-            flush_text()
-            body = []
-            while index < len(lines) and not closes(lines[index], opening["fence"]):
-                body.append(lines[index])
-                index += 1
+        elif opening:
+            end = index
+            while end < len(lines) and not closes(lines[end], opening["fence"]):
+                end += 1
+            body, index = lines[index:end], end + 1
             options = body.index("---", 1) + 1 if body[:1] == ["---"] and "---" in body[1:] else 0
             while options < len(body) and re.match(r"^:[\w-]+:", body[options]):
                 options += 1
             cell = translate_code("\n".join(body[options:]), code)
-            out.append("\n".join([*body[:options], cell]) if body else "")
-            chunk.extend(lines[index : index + 1])  # the closing fence
-            index += 1
-    flush_text()
-    return "\n".join(out)
+            out += ["\n".join([*body[:options], cell]) if body else "", lines[end : end + 1]]
+    text_of = (lambda p: p) if text is None else (lambda p: translate_text(p, text, False))
+    return "\n".join(p if i % 2 else text_of("\n".join(p)) for i, p in enumerate(out))
 
 
 def _code_cells(app, docname: str, source: list[str]) -> None:
@@ -189,7 +170,7 @@ def _language_and_gallery(app, config) -> None:
     os.environ["MHA_LANG"] = language  # sphinx-gallery's runs and myst-nb's kernels inherit it
     if language == "en":
         return
-    target = DOCS / "_build" / "gallery" / language  # beside any output folder, never in it
+    target = LOCALE.parent / "_build" / "gallery" / language  # beside any output, never in it
     translate_gallery(language, target)
     examples = os.path.relpath(target, app.srcdir)
     gallery = config.sphinx_gallery_conf = {**config.sphinx_gallery_conf, "examples_dirs": examples}
@@ -204,12 +185,11 @@ def _tutorial_notebooks(app, exception) -> None:
         return
     downloads = Path(app.outdir) / "_downloads"
     for found, (_, dest) in app.env.dlfiles.items():
-        if Path(found).parent.name != "notebooks" or Path(found).suffix != ".ipynb":
-            continue
-        page = Path(app.srcdir) / "tutorial" / Path(found).with_suffix(".md").name
-        text, code = messages(language, f"tutorial/{page.stem}")
-        translated = translate_markdown(page.read_text(encoding="utf-8"), text, code)
-        (downloads / dest).write_text(page_notebook(app.config, translated), encoding="utf-8")
+        if Path(found).parent.name == "notebooks" and Path(found).suffix == ".ipynb":
+            page = Path(app.srcdir) / "tutorial" / Path(found).with_suffix(".md").name
+            text, code = messages(language, f"tutorial/{page.stem}")
+            translated = translate_markdown(page.read_text(encoding="utf-8"), text, code)
+            (downloads / dest).write_text(page_notebook(app.config, translated), encoding="utf-8")
 
 
 def setup(app):
