@@ -46,7 +46,7 @@ extensions = [
     "sphinx_design",  # cards on the index page
     # the site's own, in _ext/
     "languages",  # the Chinese edition's interface lines, search and layout
-    "gallery_figures",  # each gallery figure also in Chinese and for a phone
+    "gallery_figures",  # the Chinese font; each figure checked for glyphs and laid out for phones
     "page_rules",  # code break points, tables as cards, phone figures; upright subscripts, tab titles
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
     "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese
