@@ -31,8 +31,8 @@ def messages(language: str, domain: str) -> tuple[dict[str, str], dict[str, str]
     path = LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
     text, code = {}, {}
     for m in read_po(io.BytesIO(path.read_bytes() if path.is_file() else b"")):
-        if m.id and m.string and not m.fuzzy and m.string != m.id:
-            (code if CODE_FLAG in m.flags else text)[m.id] = m.string
+        if m.id and m.string and not m.fuzzy and m.string != m.id:  # a fence's block: ends in \n
+            (code if CODE_FLAG in m.flags else text)[m.id.rstrip("\n")] = m.string.rstrip("\n")
     return text, code
 
 
