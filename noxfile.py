@@ -269,8 +269,9 @@ def translations(session: nox.Session) -> None:
 def fonts(session: nox.Session) -> None:
     """Cut the Chinese figures' font again to the characters their labels use.
 
-    Run it after a label's translation in docs/locale/zh_CN/LC_MESSAGES/figures.po gains a
-    character (the docs build fails on one the font lacks). Needs Debian's fonts-noto-cjk
+    Run it after a label (a string of the Chinese code in docs/locale/zh_CN/LC_MESSAGES/
+    auto_examples, or of benchmarks/bench.py's table) gains a character (the docs build fails
+    on one the font lacks). Needs Debian's fonts-noto-cjk
     (``apt-get install fonts-noto-cjk``) or ``-- --source NotoSansCJK-Regular.ttc``; writes
     docs/_fonts/NotoSansCJKsc-Regular-subset.otf (SIL Open Font License, docs/_fonts/OFL.txt).
     """
@@ -409,9 +410,9 @@ def bench(session: nox.Session) -> None:
     docs/_static/bench/ for the Performance page. About 5 minutes on 2 CPU cores.
     """
     session.install(NO_COMPILE, TORCH_CPU)
-    # babel: the charts are drawn again in Chinese from figures.po (docs/_ext/site_figures.py)
-    session.install(NO_COMPILE, "-e", ".", "matplotlib", "babel")
-    env = {"MPLBACKEND": "Agg", "PYTHONPATH": EXTENSIONS}  # the site's figure library
+    session.install(NO_COMPILE, "-e", ".", "matplotlib")
+    # the site's figure library: the Chinese font and the glyph check (docs/_ext/site_figures.py)
+    env = {"MPLBACKEND": "Agg", "PYTHONPATH": EXTENSIONS}
     session.run("python", "benchmarks/bench.py", *session.posargs, env=env)
 
 

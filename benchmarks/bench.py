@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import itertools
 import json
 import math
 import os
@@ -56,7 +57,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import site_figures  # docs/_ext: the site's figures in every language (one label table)
+import site_figures  # docs/_ext: the Chinese font, the glyph check, the phone's width
 import torch
 
 import mha
@@ -476,24 +477,63 @@ FIGURE_DPI = 100
 SIZES = {"": FIGURE_WIDTH, site_figures.PHONE: site_figures.PHONE_WIDTH}
 
 
+# The charts' labels in the site's other languages: the English label (a format string where
+# the label has values) -> its translation, with the same fields. Names (ms, mha / torch,
+# batch_first=True, the machine) stay as they are.
+LABELS = {
+    "zh_CN": {
+        "recompute\nS tokens": "重算\nS 个词元",
+        "cached\nstep": "使用缓存\n的一步",
+        "Decode at S={seq}: 1/{ratio:.0f}": "S={seq} 时的解码：1/{ratio:.0f}",
+        "preallocated": "预分配",
+        "concatenate": "拼接",
+        "Decode {seq} tokens, by cache": "解码 {seq} 个词元，按缓存方式",
+        "E={E}, H={H}, H_kv={H_kv}; {device}": "E={E}, H={H}, H_kv={H_kv}；{device}",
+        "goal": "目标",
+        "goal (True)": "目标（True）",
+        "goal (False)": "目标（False）",
+        "inference: eval, no grad, need_weights=False": "推理：eval，不计算梯度，need_weights=False",
+        "training: forward + backward, need_weights=False": "训练：前向 + 反向，need_weights=False",
+        "weights: eval, no grad, need_weights=True, average_attn_weights=False":
+            "逐头权重：eval，不计算梯度，need_weights=True, average_attn_weights=False",
+        "misses its goal": "未达到目标",
+        "time ratio mha / torch, lower is faster: {device}, torch {torch}":
+            "耗时比 mha / torch，越低越快：{device}，torch {torch}",
+        "{path} (need_weights={weights}): ~L^{k:.1f}": "{path} (need_weights={weights})：~L^{k:.1f}",
+        "fused": "融合路径",
+        "explicit": "显式路径",
+        "sequence length L": "序列长度 L",
+        "peak memory of one forward (MiB)": "一次前向传播的峰值内存（MiB）",
+        "B={B}, E={E}, H={H}; {device}": "B={B}, E={E}, H={H}；{device}",
+    }
+}  # fmt: skip
+LANGUAGES = ["en", *LABELS]  # the files of a language other than English: name.<language>.png
+
+
 def figure_names(stem: str) -> list[str]:
     """The files of one figure: both sizes, each at 1x and 2x, in English and in each of the
-    site's other languages (``speed.zh_CN.png``), and the labels their translations used."""
-    languages = ["", *(f".{lang}" for lang in site_figures.languages())]
-    return [
-        *(f"{stem}{suffix}{scale}{lang}.png" for lang in languages for suffix in SIZES
-          for scale in ("", "@2x")),
-        *(f"{stem}{suffix}.labels.json" for suffix in SIZES),
-    ]  # fmt: skip
+    site's other languages (``speed.zh_CN.png``)."""
+    tags = ["" if lang == "en" else f".{lang}" for lang in LANGUAGES]
+    return [f"{stem}{suffix}{scale}{tag}.png" for tag in tags for suffix in SIZES
+            for scale in ("", "@2x")]  # fmt: skip
 
 
-def _save(fig, out: Path, name: str) -> None:
-    """Save ``name.png`` and ``name@2x.png``, then each in the site's other languages, with
-    the labels from docs/locale/<language>/LC_MESSAGES/figures.po (``name.zh_CN.png``)."""
-    fig.savefig(out / f"{name}.png", dpi=FIGURE_DPI)
-    fig.savefig(out / f"{name}@2x.png", dpi=2 * FIGURE_DPI)
-    files = [(out / f"{name}.png", FIGURE_DPI), (out / f"{name}@2x.png", 2 * FIGURE_DPI)]
-    site_figures.save_languages(fig, files, out / f"{name}.labels.json")
+def tr(label: str, language: str, **values) -> str:
+    """``label`` in ``language`` (:data:`LABELS`), its fields filled with ``values``."""
+    return LABELS.get(language, {}).get(label, label).format(**values)
+
+
+def _save(fig, out: Path, name: str, language: str) -> None:
+    """Save ``name.png`` and ``name@2x.png`` (``name.zh_CN.png``, ... in another language),
+    failing where a character would be drawn as a box."""
+    lacking = site_figures.lacking_glyphs(fig)
+    if lacking:
+        raise RuntimeError(
+            f"expected every character of {name} in its fonts, got none for {lacking}"
+        )
+    tag = "" if language == "en" else f".{language}"
+    fig.savefig(out / f"{name}{tag}.png", dpi=FIGURE_DPI)
+    fig.savefig(out / f"{name}@2x{tag}.png", dpi=2 * FIGURE_DPI)
 
 
 def _wrap(text: str, width: float) -> str:
@@ -503,21 +543,27 @@ def _wrap(text: str, width: float) -> str:
     return textwrap.fill(text, int(width * 13))
 
 
-def _pyplot():
+def _pyplot(language: str = "en"):
+    """pyplot with the charts' sizes, and in a language other than English a Chinese font (the
+    site's, ``docs/_fonts``, where the machine has none of ``site_figures.CJK_FONTS``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcdefaults()
     plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "legend.fontsize": 10})
+    if language != "en":
+        site_figures.register_font()
+        plt.rcParams["font.sans-serif"] = site_figures.CJK_FONTS
     return plt
 
 
 def plot_gqa(results: dict, out: Path) -> None:
     """Draw ``gqa.png`` and ``gqa_phone.png`` (and their ``@2x`` versions) into ``out``."""
-    plt = _pyplot()
     g = results["gqa"]
-    for suffix, width in SIZES.items():
+    for (suffix, width), lang in itertools.product(SIZES.items(), LANGUAGES):
+        plt = _pyplot(lang)
         phone = width < FIGURE_WIDTH
         fig, (left, right) = plt.subplots(
             2 if phone else 1,
@@ -526,33 +572,38 @@ def plot_gqa(results: dict, out: Path) -> None:
             layout="constrained",
         )
         bars = [g["decode"]["recompute_ms"], g["decode"]["step_ms"]]
-        left.bar(["recompute\nS tokens", "cached\nstep"], bars, color=["C3", "C0"])
-        left.set_yscale("log")
-        left.set(ylabel="ms", title=f"Decode at S={g['seq']}: 1/{1 / g['decode']['ratio']:.0f}")
-        names = ["preallocated", "concatenate"]
-        right.bar(names, [g["design"][n]["decode_all_ms"] / 1e3 for n in names], color=["C0", "C1"])
-        right.set(ylabel="s", title=f"Decode {g['seq']} tokens, by cache")
-        title = (
-            f"E={g['embed_dim']}, H={g['num_heads']}, H_kv={g['num_kv_heads']}; "
-            f"{results['machine']['device_name'][:40]}"
+        left.bar(
+            [tr("recompute\nS tokens", lang), tr("cached\nstep", lang)], bars, color=["C3", "C0"]
         )
+        left.set_yscale("log")
+        title = tr(
+            "Decode at S={seq}: 1/{ratio:.0f}", lang, seq=g["seq"], ratio=1 / g["decode"]["ratio"]
+        )
+        left.set(ylabel="ms", title=title)
+        names = ["preallocated", "concatenate"]
+        seconds = [g["design"][n]["decode_all_ms"] / 1e3 for n in names]
+        right.bar([tr(n, lang) for n in names], seconds, color=["C0", "C1"])
+        right.set(ylabel="s", title=tr("Decode {seq} tokens, by cache", lang, seq=g["seq"]))
+        title = tr("E={E}, H={H}, H_kv={H_kv}; {device}", lang, E=g["embed_dim"],
+                  H=g["num_heads"], H_kv=g["num_kv_heads"],
+                  device=results["machine"]["device_name"][:40])  # fmt: skip
         fig.suptitle(_wrap(title, width), fontsize=10)
-        _save(fig, out, f"gqa{suffix}")
+        _save(fig, out, f"gqa{suffix}", lang)
         plt.close(fig)
 
 
 def plot(results: dict, out: Path) -> None:
     """Draw ``speed`` and ``memory``, each for the column and for a phone, 1x and 2x, into ``out``."""
-    for suffix, width in SIZES.items():
-        _plot_speed(results, out, f"speed{suffix}", width)
+    for (suffix, width), lang in itertools.product(SIZES.items(), LANGUAGES):
+        _plot_speed(results, out, f"speed{suffix}", width, lang)
         if results["memory"] is not None:
-            _plot_memory(results, out, f"memory{suffix}", width)
+            _plot_memory(results, out, f"memory{suffix}", width, lang)
 
 
-def _plot_speed(results: dict, out: Path, name: str, width: float) -> None:
+def _plot_speed(results: dict, out: Path, name: str, width: float, lang: str) -> None:
     from matplotlib.patches import Patch
 
-    plt = _pyplot()
+    plt = _pyplot(lang)
     phone = width < FIGURE_WIDTH
     rows = results["speed"]
     colours = {True: "C0", False: "C1"}
@@ -588,9 +639,9 @@ def _plot_speed(results: dict, out: Path, name: str, width: float) -> None:
         for batch_first, style in ((True, "--"), (False, ":")):
             ax.axhline(goals[batch_first], color="C3", ls=style, lw=1.5)
         # the goals' values, right of the panel (outside the data)
-        text = {goals[True]: "goal", goals[False]: "goal"}
+        text = {goals[True]: tr("goal", lang), goals[False]: tr("goal", lang)}
         if goals[True] != goals[False]:
-            text = {goals[True]: "goal (True)", goals[False]: "goal (False)"}
+            text = {goals[True]: tr("goal (True)", lang), goals[False]: tr("goal (False)", lang)}
         for value, label in text.items():
             ax.annotate(
                 f"{label}{chr(10) if phone else ' '}{value:g}",
@@ -603,7 +654,7 @@ def _plot_speed(results: dict, out: Path, name: str, width: float) -> None:
             )
         ax.set_ylim(0, 1.2 * top)
         # the panel is the figure less the axis labels and the goals' values
-        ax.set_title(_wrap(f"{mode}: {MODES[mode]}", width - 1.6), loc="left")
+        ax.set_title(_wrap(tr(f"{mode}: {MODES[mode]}", lang), width - 1.6), loc="left")
         ax.set_ylabel("mha / torch")
     axes[-1].set_xticks(range(len(labels)), labels)
     axes[-1].set_xlabel("(B, L, E, H)")
@@ -611,7 +662,7 @@ def _plot_speed(results: dict, out: Path, name: str, width: float) -> None:
         Patch(facecolor=colours[bf], edgecolor="black", label=f"batch_first={bf}") for bf in LAYOUTS
     ]
     handles.append(
-        Patch(facecolor="white", edgecolor="black", hatch="///", label="misses its goal")
+        Patch(facecolor="white", edgecolor="black", hatch="///", label=tr("misses its goal", lang))
     )
     machine = results["machine"]
     fig.legend(
@@ -620,17 +671,17 @@ def _plot_speed(results: dict, out: Path, name: str, width: float) -> None:
         ncols=1 if phone else 3,
         frameon=False,
         title=_wrap(
-            "time ratio mha / torch, lower is faster: "
-            f"{machine['device_name']}, torch {machine['torch']}",
+            tr("time ratio mha / torch, lower is faster: {device}, torch {torch}", lang,
+              device=machine["device_name"], torch=machine["torch"]),
             width,
         ),
-    )
-    _save(fig, out, name)
+    )  # fmt: skip
+    _save(fig, out, name, lang)
     plt.close(fig)
 
 
-def _plot_memory(results: dict, out: Path, name: str, width: float) -> None:
-    plt = _pyplot()
+def _plot_memory(results: dict, out: Path, name: str, width: float, lang: str) -> None:
+    plt = _pyplot(lang)
     phone = width < FIGURE_WIDTH
     mem = results["memory"]
     fig, ax = plt.subplots(figsize=(width, 4.8 if phone else 4.2), layout="constrained")
@@ -642,18 +693,22 @@ def _plot_memory(results: dict, out: Path, name: str, width: float) -> None:
             [max(p["peak_mib"], 0.1) for p in pts],
             marker=marker,
             base=2,
-            label=f"{path} (need_weights={path == 'explicit'}): ~L^{k:.1f}",
+            label=tr(
+                "{path} (need_weights={weights}): ~L^{k:.1f}",
+                lang,
+                path=tr(path, lang),
+                weights=path == "explicit",
+                k=k,
+            ),
         )
-    ax.set_xlabel("sequence length L")
-    ax.set_ylabel("peak memory of one forward (MiB)")
-    title = (
-        f"B={mem['batch']}, E={mem['embed_dim']}, H={mem['num_heads']}; "
-        f"{results['machine']['device']}"
-    )
+    ax.set_xlabel(tr("sequence length L", lang))
+    ax.set_ylabel(tr("peak memory of one forward (MiB)", lang))
+    title = tr("B={B}, E={E}, H={H}; {device}", lang, B=mem["batch"], E=mem["embed_dim"],
+              H=mem["num_heads"], device=results["machine"]["device"])  # fmt: skip
     ax.set_title(_wrap(title, width), loc="left")
     ax.grid(True, which="both", alpha=0.3)
     fig.legend(loc="outside upper center", ncols=1 if phone else 2, frameon=False)
-    _save(fig, out, name)
+    _save(fig, out, name, lang)
     plt.close(fig)
 
 

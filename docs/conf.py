@@ -47,7 +47,7 @@ extensions = [
     "sphinx_design",  # cards on the index page
     # the site's own, in _ext/
     "languages",  # the Chinese edition's interface lines, search and notebooks folder
-    "gallery_figures",  # each gallery figure also in Chinese and for a phone
+    "gallery_figures",  # the Chinese font; each figure checked for glyphs and laid out for phones
     "page_rules",  # code break points, phone figures; upright subscripts, plain-text tab titles
     "tutorial_notebooks",  # each tutorial page as a notebook, for download
     "translated_sources",  # the Chinese build runs the examples and notebooks in Chinese

@@ -1,13 +1,8 @@
-"""The site's phone figures (docs/_ext/site_figures.py, served by gallery_figures.py): a figure drawn for the 7 in column is
-laid out again 4.2 in wide, and pages serve that version to phones through ``<picture>``.
-
-The browser checks (tests_site/test_reader.py) measure the result on the built site; these
-tests pin the layout rules on small figures, without building anything.
-"""
+"""The site's phone figures (docs/_ext/site_figures.py, saved by gallery_figures.py): a figure
+drawn for the 7 in column is laid out again 4.2 in wide. The browser checks measure the result
+on the built site; these tests pin the layout rules on small figures."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -110,84 +105,3 @@ def test_figures_that_already_fit_or_are_free_drawings_are_left_alone() -> None:
     drawing.add_axes((0, 0, 1, 1)).text(0.5, 0.5, "a diagram in inches")
     assert not site_figures.relayout_for_phone(drawing)
     assert tuple(drawing.get_size_inches()) == (7, 5)
-
-
-PNG = b"\x89PNG\r\n\x1a\n" + b"\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0"
-
-
-def test_pages_serve_the_phone_version_through_picture(tmp_path: Path) -> None:
-    pytest.importorskip("sphinx_gallery")
-    from sphinx_build import build
-
-    src = tmp_path / "src"
-    images = src / "auto_examples" / "01_x" / "images"
-    images.mkdir(parents=True)
-    for name in ["sphx_glr_plot_a_001.png", "sphx_glr_plot_a_001_2_00x.png",
-                 "sphx_glr_plot_a_001_phone.png", "sphx_glr_plot_a_001_phone_2_00x.png",
-                 "sphx_glr_plot_b_001.png", "sphx_glr_plot_b_001_2_00x.png"]:  # fmt: skip
-        (images / name).write_bytes(PNG)
-    (src / "logo.png").write_bytes(PNG)
-    (src / "conf.py").write_text('extensions = ["page_rules"]\nexclude_patterns = ["_build"]\n')
-    (src / "index.rst").write_text(
-        "Figures\n=======\n\n"
-        ".. image:: /auto_examples/01_x/images/sphx_glr_plot_a_001.png\n   :alt: wide\n\n"
-        ".. image:: /auto_examples/01_x/images/sphx_glr_plot_b_001.png\n   :alt: narrow\n\n"
-        ".. image:: logo.png\n   :alt: logo\n"
-    )
-    out, warnings = build(src)
-
-    assert "WARNING" not in warnings
-    body = (out / "index.html").read_text(encoding="utf-8")
-    assert body.count("<picture>") == 1
-    assert (
-        '<picture><source media="(max-width: 540px)" '
-        'srcset="_images/sphx_glr_plot_a_001_phone.png, _images/sphx_glr_plot_a_001_phone_2_00x.png'
-        ' 2x"><img srcset="_images/sphx_glr_plot_a_001.png, _images/sphx_glr_plot_a_001_2_00x.png'
-        ' 2x" alt="wide" src="_images/sphx_glr_plot_a_001.png" /></picture>'
-    ) in body
-    # a figure without a phone version keeps its <img>, and gets its 2x version
-    assert (
-        '<img srcset="_images/sphx_glr_plot_b_001.png, _images/sphx_glr_plot_b_001_2_00x.png 2x" '
-        'alt="narrow" src="_images/sphx_glr_plot_b_001.png" />'
-    ) in body
-    assert '<img alt="logo" src="_images/logo.png" />' in body
-    copied = sorted(p.name for p in (out / "_images").iterdir())
-    assert copied == [
-        "logo.png",
-        "sphx_glr_plot_a_001.png",
-        "sphx_glr_plot_a_001_2_00x.png",
-        "sphx_glr_plot_a_001_phone.png",
-        "sphx_glr_plot_a_001_phone_2_00x.png",
-        "sphx_glr_plot_b_001.png",
-        "sphx_glr_plot_b_001_2_00x.png",
-    ]
-
-
-PATH = '# sphinx_gallery_thumbnail_path = "_static/t.png"\n'
-
-
-@pytest.mark.parametrize(
-    ("config", "expected"),
-    [
-        ("", "sphx_glr_plot_a_001.png"),  # the first figure by default
-        ("# sphinx_gallery_thumbnail_number = 2\n", "sphx_glr_plot_a_002.png"),
-        ("# sphinx_gallery_thumbnail_number = -1\n", "sphx_glr_plot_a_003.png"),
-        (PATH, "_static/t.png"),
-        # sphinx-gallery's own priority: the number wins over the path
-        (f"{PATH}# sphinx_gallery_thumbnail_number = 3\n", "sphx_glr_plot_a_003.png"),
-    ],
-)  # fmt: skip
-def test_each_thumbnail_is_made_from_the_image_sphinx_gallery_chose(
-    tmp_path: Path, config: str, expected: str
-) -> None:
-    gallery_figures = pytest.importorskip("gallery_figures")  # with sphinx-gallery
-    images = tmp_path / "auto_examples" / "images"
-    images.mkdir(parents=True)
-    for n in (1, 2, 3):
-        (images / f"sphx_glr_plot_a_00{n}.png").write_bytes(b"png")
-    script = images.parent / "plot_a.py"
-    script.write_text(f'"""A."""\n\n{config}import mha\n', encoding="utf-8")
-    source = gallery_figures._thumbnail_source(script, images, tmp_path)
-    assert source.relative_to(tmp_path).as_posix().removeprefix("auto_examples/images/") == (
-        expected
-    )

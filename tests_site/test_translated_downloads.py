@@ -7,8 +7,8 @@ Chinese download prints. On the built site:
 - every ``.py`` and ``.ipynb`` that the Chinese edition offers (loose or in a zip) has Chinese
   in at least half of its text cells (a script's docstring and ``# %%`` blocks, a notebook's
   Markdown cells);
-- each has an English twin of the same name with the same code: their syntax trees are equal
-  once every string's text is blanked (comments are not in the tree);
+- each has an English twin of the same name (that the two hold the same code is checked where
+  the translations are: ``docs/locale/catalogs.py``, every code block's entry);
 - no label that the Chinese code prints (a string with words in a ``print`` call) is English;
 - on the Chinese tutorial pages, at least 90 % of the executed output blocks that have letters
   have Chinese, and every :mod:`mha.check` report (``✓``/``✗``) on a Chinese page is Chinese.
@@ -66,43 +66,38 @@ def code(name: str, content: str) -> str:
     return "\n\n".join(s for s in sources if not MAGIC.match(s))
 
 
-def skeleton(source: str) -> str:
-    """The syntax tree with every string's text blanked, an f-string's fields kept in order
-    (its format specs too): what no translation may change."""
-    tree = ast.parse(source)
-    specs = {id(n.format_spec) for n in ast.walk(tree) if isinstance(n, ast.FormattedValue)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr) and id(node) not in specs:  # an f-string's words
-            node.values = [v for v in node.values if not isinstance(v, ast.Constant)]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            node.value = ""
-    return ast.dump(tree)
-
-
 # an English word: lower case, or capitalised (a name such as Q_heads, an abbreviation such as
 # MiB or FLOPs is code, as is any name of the code: torch, exp, d_model)
 WORD = re.compile(r"[A-Z]?[a-z]{2,}")
 KEPT = {"inf", "nan", "ms"}  # -inf, a unit
+# the matplotlib calls whose strings a figure shows, and the keywords of a label or a title
+LABELS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "set", "plot", "bar",
+          "semilogx", "semilogy", "loglog", "axhline", "colorbar", "Patch", "set_xticks",
+          "set_yticks", "legend"}  # fmt: skip
+LABEL_KEYWORDS = {"label", "title", "xlabel", "ylabel"}
 
 
 def english_labels(source: str) -> Iterator[str]:
-    """The strings of ``print`` calls with an English word (:data:`WORD`) and no Chinese."""
+    """The strings with an English word (:data:`WORD`) and no Chinese that a ``print`` call
+    prints or a figure shows (:data:`LABELS`, each positional argument and label keyword)."""
     tree = ast.parse(source)
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     names |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg | ast.keyword) if n.arg}
     names |= {"True", "False", "None", "torch", "mha", "dtype", "float32", "cpu", "cuda"}
     for call in ast.walk(tree):
-        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print"):
+        if not isinstance(call, ast.Call):
             continue
+        shown = call.args if getattr(call.func, "id", None) == "print" else []
+        if getattr(call.func, "attr", None) in LABELS:
+            shown = [*call.args, *(k.value for k in call.keywords if k.arg in LABEL_KEYWORDS)]
         parts = [
-            p
-            for arg in call.args
-            for p in (arg.values if isinstance(arg, ast.JoinedStr) else [arg])
+            p for arg in shown for p in (arg.values if isinstance(arg, ast.JoinedStr) else [arg])
         ]
         for node in parts:  # the text of a string or an f-string, not what its fields compute
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                words = re.findall(r"[A-Za-z_][A-Za-z_0-9^]*", node.value)
+                text = re.sub(r"\$[^$]*\$", "", node.value)  # not its math
+                words = re.findall(r"[A-Za-z_][A-Za-z_0-9^]*", text)
                 english = [w for w in words if WORD.fullmatch(w) and w not in names | KEPT]
                 if english and not CHINESE.search(node.value):
                     yield node.value
@@ -126,15 +121,9 @@ def test_chinese_downloads_are_chinese(editions) -> None:
     assert not english, f"{len(english)} of {len(chinese)} Chinese downloads read as English"
 
 
-def test_each_chinese_download_has_the_english_code(editions) -> None:
+def test_each_chinese_download_has_an_english_twin(editions) -> None:
     english, chinese = editions
     assert english.keys() == chinese.keys()
-    differ = [
-        name
-        for name in chinese
-        if skeleton(code(name, chinese[name])) != skeleton(code(name, english[name]))
-    ]
-    assert not differ, f"code other than strings and comments differs: {differ}"
 
 
 def test_the_chinese_code_prints_no_english_label(editions) -> None:

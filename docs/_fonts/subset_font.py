@@ -1,22 +1,26 @@
-"""Cut the Chinese figures' font to the characters their labels use: ``nox -s fonts``.
+"""Cut the Chinese figures' font to the characters they can draw: ``nox -s fonts``.
 
-The Chinese edition's figures are drawn with Noto Sans CJK SC (SIL Open Font License 1.1,
-OFL.txt beside this file). The whole font is 16 MB with every weight of every CJK script; a
-figure needs a few hundred characters. This script reads the label tables
-(``docs/locale/<language>/LC_MESSAGES/figures.po``), collects every character outside ASCII
-that a translated label uses, and writes the regular weight of the Simplified Chinese font
-with those characters and printable ASCII only to ``NotoSansCJKsc-Regular-subset.otf`` (about
-70 kB), which the docs build registers with matplotlib behind its own fonts.
+The Chinese edition's figures are drawn by the Chinese examples, whose font list
+(``site_figures.CJK_FONTS``) finds Noto Sans CJK SC in the build (SIL Open Font License 1.1,
+OFL.txt beside this file). The whole font is 16 MB with every weight of every CJK script; the
+figures need a few hundred characters. This script collects every character of the strings in
+the Chinese code (the ``code-block`` entries of ``docs/locale/<language>/LC_MESSAGES/
+auto_examples``, which hold the figures' labels) and in ``benchmarks/bench.py`` (its charts'
+label tables), and writes the regular weight of the Simplified Chinese font with those, the
+printable ASCII and matplotlib's minus sign only, to ``NotoSansCJKsc-Regular-subset.otf``.
 
-Run it when a label's translation gains a character: the docs build fails on a label with a
-glyph this file lacks, naming the characters. The source is Debian's ``fonts-noto-cjk``
-(``apt-get install fonts-noto-cjk``), or any NotoSansCJK-Regular.ttc given with ``--source``.
+Run it when a label gains a character: the docs build fails on a figure with a character its
+font lacks, naming it. The source is Debian's ``fonts-noto-cjk`` (``apt-get install
+fonts-noto-cjk``), or any NotoSansCJK-Regular.ttc given with ``--source``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import sys
+import tokenize
 from pathlib import Path
 
 from babel.messages.pofile import read_po
@@ -25,22 +29,28 @@ from fontTools.ttLib import TTCollection
 
 HERE = Path(__file__).resolve().parent
 LOCALE = HERE.parent / "locale"
+BENCH = HERE.parents[1] / "benchmarks" / "bench.py"
 TARGET = HERE / "NotoSansCJKsc-Regular-subset.otf"
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 FAMILY = "Noto Sans CJK SC"
 
 
 def label_characters(locale: Path = LOCALE) -> set[str]:
-    """The printable ASCII characters, and every other character of the translated figure
-    labels of every language (the words around math in a label are drawn with this font
-    alone, Latin letters too)."""
-    characters: set[str] = {chr(c) for c in range(0x20, 0x7F)}
-    for table in sorted(locale.glob("*/LC_MESSAGES/figures.po")):
-        with table.open("rb") as f:
+    """Printable ASCII, the minus sign of matplotlib's ticks, and every character of the
+    strings of the translated code and of the benchmark's charts."""
+    characters: set[str] = {chr(c) for c in range(0x20, 0x7F)} | {"\u2212"}
+    for catalog in sorted(locale.glob("*/LC_MESSAGES/auto_examples/**/*.po")):
+        with catalog.open("rb") as f:
             for message in read_po(f):
-                if message.id and isinstance(message.string, str):
-                    characters |= set(message.string) - {"\n"}
-    return characters
+                if message.id and "code-block" in message.flags and message.string:
+                    lines = io.StringIO(message.string).readline
+                    for token in tokenize.generate_tokens(lines):
+                        if token.type == tokenize.STRING:
+                            characters |= set(token.string)
+    for node in ast.walk(ast.parse(BENCH.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            characters |= set(node.value)
+    return characters - {"\n"}
 
 
 def main(argv: list[str]) -> int:
@@ -60,8 +70,7 @@ def main(argv: list[str]) -> int:
     font, characters = fonts[0], label_characters()
     missing = sorted(c for c in characters if ord(c) not in font.getBestCmap())
     if missing:
-        sys.stderr.write(f"{FAMILY} has no glyph for {''.join(missing)!r}\n")
-        return 1
+        print(f"{FAMILY} has no glyph for {''.join(missing)!r}: the figures draw none of them")
     options = subset.Options()
     options.name_languages = ["*"]
     options.notdef_outline = True

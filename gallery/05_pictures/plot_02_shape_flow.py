@@ -45,6 +45,14 @@ CHANGED = "#c0392b"
 # 390 px phone) and wide enough for three boxes of 10 pt text side by side
 BOX_W, BOX_H, ROW_GAP, WIDTH = 1.26, 1.05, 1.75, 4.2
 LEGEND_H = 1.0  # room below the rows for the legend, off the boxes
+# each arrow's label: its step's name (the page's language; the trace's names are English)
+STEP_LABELS = {
+    "2) project": "2) project",
+    "3) split heads": "3) split heads",
+    "4) attend": "4) attend",
+    "5) merge heads": "5) merge heads",
+    "6) project out": "6) project out",
+}
 
 
 def draw_shape_flow(steps, title, highlight=()):
@@ -105,7 +113,7 @@ def draw_shape_flow(steps, title, highlight=()):
             label = ax.text(
                 WIDTH / 2 + 0.15,
                 top + (ROW_GAP - BOX_H) / 2 - 0.05,
-                step,
+                STEP_LABELS[step],
                 va="center",
                 fontsize=10,
                 style="italic",
@@ -133,7 +141,7 @@ steps_in_order = list(dict.fromkeys(s.step for s in trace))
 assert len(boxes) == len(trace) == 12
 assert boxes[0].get_label() == "x (2, 5, 64)"
 assert boxes[-1].get_label() == "output (2, 5, 64)"
-assert arrow_labels == steps_in_order[1:]
+assert arrow_labels == [STEP_LABELS[step] for step in steps_in_order[1:]]
 print("arrows:", arrow_labels)
 
 # %%

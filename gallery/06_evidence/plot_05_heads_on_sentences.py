@@ -545,7 +545,8 @@ fig, axes = plt.subplots(1, 2, figsize=(7, 4.2), layout="constrained")
 for ax, number in zip(axes, ("plural", "singular"), strict=True):
     i = next(i for i, s in enumerate(EXPLORER) if s["answer"] == number)
     w = shown_weights[i, agree_head].cpu()  # (T, T)
-    draw_lines(ax, EXPLORER[i], w, "C0", f"head {agree_head}, {number} subject")
+    subject = {"plural": "plural subject", "singular": "singular subject"}[number]
+    draw_lines(ax, EXPLORER[i], w, "C0", f"head {agree_head}, {subject}")
 
 # %%
 # The model in the page
