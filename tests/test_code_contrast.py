@@ -35,6 +35,7 @@ THEME_CSS = (
 )
 AA = 4.5  # WCAG 2 AA, normal text
 THEMES = ("light", "dark")
+CODE_BLOCK = re.compile(r"\.highlight(?![\w-])")  # the class of Pygments' blocks, not .highlighted
 # Where the site's sources highlight lines (Sphinx ``:emphasize-lines:``), the tokens must read
 # on a highlighted line's background too. None does today: the dark style's salmon (#ffa07a)
 # is at 4.46:1 on its highlighted line, under AA.
@@ -184,7 +185,7 @@ def code_rules(theme: str) -> list[tuple[str, dict[str, str]]]:
         chosen = [
             s.strip()
             for s in selectors.split(",")
-            if ".highlight" in s and ("data-theme" not in s or f'data-theme="{theme}"' in s)
+            if CODE_BLOCK.search(s) and ("data-theme" not in s or f'data-theme="{theme}"' in s)
         ]
         declared = {
             name.strip(): resolve(value, variables)

@@ -9,6 +9,7 @@ Two layouts are recognised: one language (``html/index.html``) or one folder per
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -211,25 +212,44 @@ class Watch:
         self.origin = base_url.rstrip("/")
         self.problems: list[str] = []
         self.in_flight: set = set()  # requests sent and not yet answered
+        self.watching = True
         page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("pageerror", self._page_error)
         page.on("request", self._request)
         page.on("requestfinished", lambda request: self.in_flight.discard(request))
         page.on("requestfailed", self._failed)
         page.on("response", self._response)
 
+    @contextlib.contextmanager
+    def unwatched(self):
+        """Not recording errors while the test's own tools run in the page: axe requests a
+        stylesheet's @import relative to the page, a 404 the site does not cause (TOOLCHAIN.md).
+        Playwright delivers the events of an ``evaluate`` before it returns. A request to
+        another host is recorded all the same."""
+        self.watching = False
+        try:
+            yield
+        finally:
+            self.watching = True
+
+    def _page_error(self, error) -> None:
+        if self.watching:
+            self.problems.append(f"page error: {error}")
+
     def _request(self, request) -> None:
         self.in_flight.add(request)
-        if not request.url.startswith(self.origin + "/"):
+        if not request.url.startswith(self.origin + "/"):  # recorded even while unwatched
             self.problems.append(f"request to another host: {request.url}")
 
     def _console(self, message) -> None:
-        if message.type == "error":
+        if message.type == "error" and self.watching:
             where = message.location.get("url", "")
             self.problems.append(f"console error: {message.text} ({where})")
 
     def _failed(self, request) -> None:
         self.in_flight.discard(request)
+        if not self.watching:
+            return
         # An image the browser itself dropped: a <picture> switched source (Chromium does so
         # while it takes a screenshot). A missing file still fails, as an HTTP 404.
         if request.failure == "net::ERR_ABORTED" and request.resource_type == "image":
@@ -245,7 +265,7 @@ class Watch:
             self.problems.append(f"request failed: {request.url} ({request.failure})")
 
     def _response(self, response) -> None:
-        if response.status >= 400:
+        if response.status >= 400 and self.watching:
             self.problems.append(f"HTTP {response.status}: {response.url}")
 
     def goto(self, path: str, wait_until: str = "networkidle"):

@@ -1,0 +1,135 @@
+"""axe-core's full rule set, colour contrast included, on a sample of the site: one page of each
+kind, in the light and the dark theme, in both languages, as a reader leaves it (the explorer
+with a sentence typed and a head switched off, questions opened, search results shown).
+
+Scoped to the page's content (``#main-content``: the article, its "On this page" list and the
+previous/next links), as pydata-sphinx-theme's own accessibility tests scope theirs. Every page
+gets axe's structural rules on its visit in test_pages.py; the colour rules take most of
+axe's time, so they run here; the code highlighting's colours are proven for every token in
+tests/test_code_contrast.py.
+
+The dark visits also take the dark screenshots for review and check that the gallery's figures
+show on a light background, neither inverted nor faded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pagechecks import (
+    FULL,
+    axe_problems,
+    desktop_screenshot,
+    figure_visibility_problems,
+    gallery_figure_page,
+    screenshot_pages,
+)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.browser
+
+THEMES = ["light", "dark"]
+LANGUAGES = ["en", "zh_CN"]
+SEARCH = {"en": "attention", "zh_CN": "注意力"}  # words every edition has pages for
+
+
+def _search_results(page) -> None:
+    page.wait_for_function(
+        "() => ((document.querySelector('#search-results p.search-summary') || {}).innerText"
+        " || '').length > 0"
+    )
+    assert page.locator("#search-results ul.search li").count() >= 3
+
+
+def _explorer_in_use(page) -> None:
+    """As test_head_explorer leaves it: the builder open, words offered, head 1 off, a token
+    chosen."""
+    page.wait_for_selector(".head-explorer[data-ready]")
+    page.locator(".head-explorer .hx-builder summary").click()
+    field = page.locator(".head-explorer .hx-input")
+    field.fill("")
+    field.press_sequentially("the lam")
+    assert page.locator(".head-explorer .hx-suggestion").count() > 0, "no words offered"
+    page.locator(".head-explorer .hx-switch[data-head='1']").click()
+    page.locator(".head-explorer .hx-queries .hx-tok[data-index='0']").focus()
+
+
+def _questions_opened(page) -> None:
+    """Each question with a choice open: a wrong one (its explanation) in the first, the right
+    one in the others."""
+    questions = page.locator(".mha-question").all()
+    assert len(questions) >= 2, "expected questions at the end of the page"
+    for number, question in enumerate(questions):
+        choice = question.locator("details.mha-wrong" if number == 0 else "details.mha-right")
+        choice.first.locator("summary").click()
+        assert choice.first.locator(".mha-answer").is_visible()
+
+
+# kind -> (page in the language's folder, or a function of the layout, what the reader does)
+KINDS: dict[str, tuple[str | Callable, Callable | None]] = {
+    "home": ("index.html", None),
+    "tutorial": ("tutorial/02_walkthrough.html", None),
+    "questions": ("tutorial/01_one_head_to_many.html", _questions_opened),
+    "gallery example": (
+        lambda layout: gallery_figure_page(layout).removeprefix(layout.main_prefix),
+        None,
+    ),
+    "how-to": ("howto/common-errors.html", None),
+    "explanation": ("explanation/why-scale.html", None),
+    "API page": ("reference/generated/mha.MultiHeadAttention.html", None),
+    "search results": ("search.html?q={query}", _search_results),
+    "head explorer": ("explanation/what-heads-learn.html", _explorer_in_use),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_full_rules_on_a_sample(
+    themed, axe, layout, screenshot_dir: Path, kind: str, theme: str, language: str
+) -> None:
+    if language not in layout.languages:
+        pytest.skip(f"this build has no {language} folder")
+    where, action = KINDS[kind]
+    rel = where(layout) if callable(where) else where.format(query=SEARCH[language])
+    prefix = f"{language}/" if layout.multilingual else ""
+    watch = themed(theme)
+    watch.goto(prefix + rel, wait_until="load")
+    watch.wait_for_math()
+    watch.settle()
+    page = watch.page
+    assert page.evaluate("() => document.documentElement.dataset.theme") == theme
+    if action is not None:
+        action(page)
+    problems = list(watch.problems)
+    if theme == "dark":  # what the dark visits add: the screenshots, the figures' background
+        names = {path: name for name, path in screenshot_pages(layout).items()}
+        if prefix + rel in names:
+            problems += desktop_screenshot(page, screenshot_dir, names[prefix + rel], "dark")
+        if prefix + rel == gallery_figure_page(layout):
+            problems += figure_visibility_problems(page, "dark")
+    with watch.unwatched():  # axe last; what it requests is not the page's
+        problems += axe_problems(axe, page, context="#main-content", options=FULL)
+    assert not problems, f"{prefix + rel} ({theme}):\n" + "\n".join(problems)
+
+
+def test_the_sample_has_every_kind(layout) -> None:
+    """Each page of the sample is built in every language (a renamed page must not leave its
+    kind unchecked), and the dark screenshots' pages are among them."""
+    for language in LANGUAGES:
+        folder = layout.languages.get(language)
+        if folder is None:
+            continue
+        for kind, (where, _) in KINDS.items():
+            rel = where(layout) if callable(where) else where.split("?")[0]
+            assert (folder / rel).is_file(), f"{kind}: {language}/{rel} is not built"
+    sampled = {
+        f"{language}/{where(layout) if callable(where) else where}"
+        for language in LANGUAGES
+        for where, _ in KINDS.values()
+    }
+    if layout.multilingual:
+        missing = set(screenshot_pages(layout).values()) - sampled
+        assert not missing, f"dark screenshots of pages outside the sample: {missing}"
