@@ -305,24 +305,48 @@ def shared(context, base_url):
     page.close()
 
 
+@pytest.fixture(scope="session")
+def themed_contexts(browser):
+    """One browser context per colour theme and window size, kept for the whole run: its cache
+    serves the site's scripts, styles and fonts to the next test, as a reader's browser does."""
+    contexts: dict[tuple, object] = {}
+    yield contexts
+    for ctx in contexts.values():
+        ctx.close()
+
+
 @pytest.fixture
-def themed(browser, base_url):
-    """Factory: a fresh context and page whose colour theme is set before any page script runs,
-    at ``viewport`` (the desktop's by default)."""
-    contexts = []
+def themed(browser, base_url, themed_contexts):
+    """Factory: a new page whose colour theme is set before any page script runs, at
+    ``viewport`` (the desktop's by default). With a theme the page opens in a context kept for
+    that theme and size (the theme is set again on every load); without one, in a fresh
+    context that the test may change (the theme switch stores the reader's choice)."""
+    pages, fresh = [], []
 
     def make(theme: str | None, viewport: dict = VIEWPORT) -> Watch:
-        ctx = browser.new_context(viewport=viewport, color_scheme="light", service_workers="block")
-        ctx.set_default_timeout(TIMEOUT_MS)
-        if theme is not None:
-            ctx.add_init_script(
-                f"localStorage.setItem('mode', '{theme}');localStorage.setItem('theme', '{theme}');"
+        key = (theme, viewport["width"], viewport["height"])
+        ctx = themed_contexts.get(key) if theme is not None else None
+        if ctx is None:
+            ctx = browser.new_context(
+                viewport=viewport, color_scheme="light", service_workers="block"
             )
-        contexts.append(ctx)
-        return Watch(ctx.new_page(), base_url)
+            ctx.set_default_timeout(TIMEOUT_MS)
+            if theme is None:
+                fresh.append(ctx)
+            else:
+                ctx.add_init_script(
+                    f"localStorage.setItem('mode', '{theme}');"
+                    f"localStorage.setItem('theme', '{theme}');"
+                )
+                themed_contexts[key] = ctx
+        page = ctx.new_page()
+        pages.append(page)
+        return Watch(page, base_url)
 
     yield make
-    for ctx in contexts:
+    for page in pages:
+        page.close()
+    for ctx in fresh:
         ctx.close()
 
 

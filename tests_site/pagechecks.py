@@ -277,8 +277,10 @@ def landing_page_problems(page) -> list[str]:
 # rules and its best practices, without the two that compute colours). FULL adds the colour
 # rules (color-contrast, link-in-text-block): they take most of axe's time (34 s on a page of
 # thousands of highlighted tokens against under 4 s for the rest), so they run on a sample of
-# pages, one of each kind, in both themes and both languages (test_accessibility.py); the code
-# highlighting's colours are proven for every token in tests/test_code_contrast.py.
+# pages, one of each kind, in both themes and both languages (test_accessibility.py; in the
+# light theme the static pages get EVERYTHING, on the whole page, on their visit in
+# test_pages.py); the code highlighting's colours are proven for every token in
+# tests/test_code_contrast.py.
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 STRUCTURE = {
@@ -287,6 +289,8 @@ STRUCTURE = {
     "resultTypes": ["violations"],
 }
 FULL = {"runOnly": {"type": "tag", "values": WCAG}, "resultTypes": ["violations"]}
+EVERYTHING = {"runOnly": {"type": "tag", "values": [*WCAG, "best-practice"]},
+              "resultTypes": ["violations"]}  # fmt: skip
 # What fails: every violation of a best practice (heading order, landmarks, ...: axe calls
 # most of them moderate), and serious or critical violations of the WCAG rules.
 SERIOUS = {"serious", "critical"}
@@ -304,6 +308,19 @@ def axe_problems(axe, page, context: str | None = None, options: dict = STRUCTUR
                 f"{len(violation['nodes'])} nodes) {targets}"
             )
     return problems
+
+
+def sample_pages(layout) -> dict[str, str]:
+    """The sample's pages that need no action of the reader: kind -> page in a language's
+    folder (test_accessibility.py adds search results, the explorer in use, questions opened)."""
+    return {
+        "home": "index.html",
+        "tutorial": "tutorial/02_walkthrough.html",
+        "gallery example": gallery_figure_page(layout).removeprefix(layout.main_prefix),
+        "how-to": "howto/common-errors.html",
+        "explanation": "explanation/why-scale.html",
+        "API page": "reference/generated/mha.MultiHeadAttention.html",
+    }
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """axe-core's full rule set, colour contrast included, on a sample of the site: one page of each
 kind, in the light and the dark theme, in both languages, as a reader leaves it (the explorer
-with a sentence typed and a head switched off, questions opened, search results shown).
+with a sentence typed and a head switched off, questions opened, search results shown). The
+light theme's visits of the pages that need no action are test_pages.py's own (all of axe's
+rules, on the whole page).
 
 Scoped to the page's content (``#main-content``: the article, its "On this page" list and the
 previous/next links), as pydata-sphinx-theme's own accessibility tests scope theirs. Every page
@@ -24,6 +26,7 @@ from pagechecks import (
     desktop_screenshot,
     figure_visibility_problems,
     gallery_figure_page,
+    sample_pages,
     screenshot_pages,
 )
 
@@ -67,33 +70,29 @@ def _questions_opened(page) -> None:
         assert choice.first.locator(".mha-answer").is_visible()
 
 
-# kind -> (page in the language's folder, or a function of the layout, what the reader does)
-KINDS: dict[str, tuple[str | Callable, Callable | None]] = {
-    "home": ("index.html", None),
-    "tutorial": ("tutorial/02_walkthrough.html", None),
+# The kinds that need the reader's action: kind -> (page in a language's folder, the action).
+# The others (pagechecks.sample_pages) run here in the dark theme; in the light one, all of
+# axe's rules run on their visit in test_pages.py.
+IN_USE: dict[str, tuple[str, Callable]] = {
     "questions": ("tutorial/01_one_head_to_many.html", _questions_opened),
-    "gallery example": (
-        lambda layout: gallery_figure_page(layout).removeprefix(layout.main_prefix),
-        None,
-    ),
-    "how-to": ("howto/common-errors.html", None),
-    "explanation": ("explanation/why-scale.html", None),
-    "API page": ("reference/generated/mha.MultiHeadAttention.html", None),
     "search results": ("search.html?q={query}", _search_results),
     "head explorer": ("explanation/what-heads-learn.html", _explorer_in_use),
 }
+STATIC = ["home", "tutorial", "gallery example", "how-to", "explanation", "API page"]
+SAMPLE = [(kind, "dark") for kind in STATIC] + [
+    (kind, theme) for kind in IN_USE for theme in THEMES
+]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize(("kind", "theme"), SAMPLE)
 def test_full_rules_on_a_sample(
     themed, axe, layout, screenshot_dir: Path, kind: str, theme: str, language: str
 ) -> None:
     if language not in layout.languages:
         pytest.skip(f"this build has no {language} folder")
-    where, action = KINDS[kind]
-    rel = where(layout) if callable(where) else where.format(query=SEARCH[language])
+    where, action = IN_USE[kind] if kind in IN_USE else (sample_pages(layout)[kind], None)
+    rel = where.format(query=SEARCH[language])
     prefix = f"{language}/" if layout.multilingual else ""
     watch = themed(theme)
     watch.goto(prefix + rel, wait_until="load")
@@ -118,18 +117,13 @@ def test_full_rules_on_a_sample(
 def test_the_sample_has_every_kind(layout) -> None:
     """Each page of the sample is built in every language (a renamed page must not leave its
     kind unchecked), and the dark screenshots' pages are among them."""
+    assert set(STATIC) == set(sample_pages(layout))
+    pages = [*sample_pages(layout).values(), *(where for where, _ in IN_USE.values())]
     for language in LANGUAGES:
         folder = layout.languages.get(language)
-        if folder is None:
-            continue
-        for kind, (where, _) in KINDS.items():
-            rel = where(layout) if callable(where) else where.split("?")[0]
-            assert (folder / rel).is_file(), f"{kind}: {language}/{rel} is not built"
-    sampled = {
-        f"{language}/{where(layout) if callable(where) else where}"
-        for language in LANGUAGES
-        for where, _ in KINDS.values()
-    }
+        for rel in pages if folder is not None else []:
+            assert (folder / rel.split("?")[0]).is_file(), f"{language}/{rel} is not built"
     if layout.multilingual:
+        sampled = {f"{language}/{rel}" for language in LANGUAGES for rel in pages}
         missing = set(screenshot_pages(layout).values()) - sampled
         assert not missing, f"dark screenshots of pages outside the sample: {missing}"
