@@ -268,14 +268,21 @@ class Watch:
         if response.status >= 400 and self.watching:
             self.problems.append(f"HTTP {response.status}: {response.url}")
 
-    def goto(self, path: str, wait_until: str = "networkidle"):
-        """Open ``path`` (relative to the server root) and clear the problem list first."""
+    def goto(self, path: str, wait_until: str = "settled"):
+        """Open ``path`` (relative to the server root) and clear the problem list first.
+        ``"settled"``: the page loaded and every request answered (``settle``), which is what
+        Playwright's "networkidle" waits for, without its fixed 500 ms; any other value is
+        Playwright's own ``wait_until``."""
         self.problems = []
         self.in_flight.clear()
-        response = self.page.goto(self.base_url + path, wait_until=wait_until)
+        settled = wait_until == "settled"
+        url = self.base_url + path
+        response = self.page.goto(url, wait_until="load" if settled else wait_until)
         if response is None or response.status != 200:
             status = response.status if response is not None else "no response"
             self.problems.append(f"HTTP {status}: {path}")
+        if settled:
+            self.settle()
         return response
 
     def settle(self, quiet_ms: int = 100) -> None:

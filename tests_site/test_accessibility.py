@@ -5,10 +5,11 @@ light theme's visits of the pages that need no action are test_pages.py's own (a
 rules, on the whole page).
 
 Scoped to the page's content (``#main-content``: the article, its "On this page" list and the
-previous/next links), as pydata-sphinx-theme's own accessibility tests scope theirs. Every page
-gets axe's structural rules on its visit in test_pages.py; the colour rules take most of
-axe's time, so they run here; the code highlighting's colours are proven for every token in
-tests/test_code_contrast.py.
+previous/next links), as pydata-sphinx-theme's own accessibility tests scope theirs, without its
+highlighted code (pagechecks.SKIP_CODE: tests/test_code_contrast.py proves every token's
+colours, in a few milliseconds, where axe took half its time on them). Every page gets axe's
+structural rules on its visit in test_pages.py; the colour rules take most of axe's time, so
+they run here.
 
 The dark visits also take the dark screenshots for review and check that the gallery's figures
 show on a light background, neither inverted nor faded.
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 from pagechecks import (
     FULL,
+    SKIP_CODE,
     axe_problems,
     desktop_screenshot,
     figure_visibility_problems,
@@ -110,7 +112,8 @@ def test_full_rules_on_a_sample(
         if prefix + rel == gallery_figure_page(layout):
             problems += figure_visibility_problems(page, "dark")
     with watch.unwatched():  # axe last; what it requests is not the page's
-        problems += axe_problems(axe, page, context="#main-content", options=FULL)
+        content = {"include": [["#main-content"]], "exclude": SKIP_CODE}
+        problems += axe_problems(axe, page, context=content, options=FULL)
     assert not problems, f"{prefix + rel} ({theme}):\n" + "\n".join(problems)
 
 

@@ -165,7 +165,8 @@ def _switch_language(watch, page_rel: str, target_prefix: str) -> None:
             link.click()
         else:  # inside a closed dropdown: the reader opens it first; the link is what we test
             link.evaluate("(a) => a.click()")
-    watch.page.wait_for_load_state("networkidle")
+    watch.page.wait_for_load_state("load")
+    watch.settle()
     assert watch.page.url.split("#")[0] in candidates
 
 

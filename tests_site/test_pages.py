@@ -8,7 +8,8 @@ spread over the browsers by pytest-xdist).
   and, the window narrowed, at 1280 px); axe-core's structural rules (names, roles, headings,
   ids, alt text, language: pagechecks.STRUCTURE) find nothing, and on the light theme's share
   of the sample of page kinds (pagechecks.sample_pages) all of axe's rules, contrast included,
-  find nothing on the whole page. On the pages that have them:
+  find nothing on the whole page but its highlighted code (tests/test_code_contrast.py proves
+  every token's colours). On the pages that have them:
   figures shown at >= 90 % of their drawn size, the API pages and their "On this page" list
   inside the window, the error table as cards, the landing page's parts, and the screenshots
   for review.
@@ -36,6 +37,7 @@ from pagechecks import (
     FIGURE_SRC,
     OVERFLOW_JS,
     PHONE_SCREENSHOTS,
+    SKIP_CODE,
     STRUCTURE,
     WIDE_TABLES_JS,
     axe_problems,
@@ -200,9 +202,12 @@ def test_page(
     found = desktop_checks(sweep, html, page_path, context)
     # The root page sends the browser on to en/index.html, which its own test checks.
     if _language(page_path):
-        rules = EVERYTHING if page_path in sample else STRUCTURE
+        # the sample's pages: every rule, on the whole page but its highlighted code
+        rules, skip = (
+            (EVERYTHING, {"exclude": SKIP_CODE}) if page_path in sample else (STRUCTURE, None)
+        )
         with sweep.unwatched():
-            found["accessibility"] = axe_problems(axe, page, options=rules)
+            found["accessibility"] = axe_problems(axe, page, context=skip, options=rules)
         page.set_viewport_size(NARROW_DESKTOP)
         found["tables fit at 1280 px"] = page.evaluate(WIDE_TABLES_JS)
         found |= phone_checks(sweep, html, page_path, screenshot_dir)
