@@ -316,8 +316,10 @@ def chromium() -> str:
 def browser(session: nox.Session) -> None:
     """Check the built site offline and in Chromium: every page, math, search, downloads, themes.
 
-    Run ``nox -s docs`` first. Each page is opened once on a desktop and once on a phone, and
-    every check runs on that visit; one browser per core (pytest-xdist). Screenshots go to
+    Run ``nox -s docs`` first. Each page is opened once, on a desktop and then resized to a
+    phone, and every check of the page runs on that visit (axe-core's structural rules
+    included); axe's full rules, contrast included, run on one page of each kind in both
+    themes and languages. One browser per core (pytest-xdist). Screenshots go to
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
@@ -328,7 +330,6 @@ def browser(session: nox.Session) -> None:
     # drives Debian's Chromium (no browser download); axe-core checks accessibility
     session.install(NO_COMPILE, "pytest", "pytest-xdist", "playwright", "axe-playwright-python")
     screenshots = os.environ.get("MHA_SCREENSHOTS", str(BUILD / "screenshots"))
-    # the offline scan of every page (sitescan.py) runs among the tests: test_offline.py
     # -c: the site checks have their own pytest.ini (the unit-test settings stay in pyproject.toml)
     session.run(
         *("pytest", "-c", "tests_site/pytest.ini", "tests_site"),

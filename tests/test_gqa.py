@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -342,14 +340,10 @@ def test_cli_bad_kv_heads_exit_with_a_message(capsys) -> None:
     assert "1, 2, 4, 8" in err
 
 
-def test_python_dash_m_kv_heads() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "mha", "--kv-heads", "2", "--source-seq", "7"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "(2, 2, 7, 8)" in result.stdout and "(2, 7, 64)" in result.stdout
+def test_cli_cross_attention_with_kv_heads(capsys) -> None:
+    assert main(["--kv-heads", "2", "--source-seq", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "(2, 2, 7, 8)" in out and "(2, 7, 64)" in out
 
 
 # ---------------------------------------------------------------------------

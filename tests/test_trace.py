@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
@@ -81,6 +80,9 @@ def test_cli_bad_sizes_exit_with_a_message(capsys) -> None:
 
 
 def test_python_dash_m_entry_point() -> None:
+    """The one real ``python -m mha`` run: the module runs as a program and exits 0. Every
+    other command-line test calls ``main`` in this process (the same code, no interpreter
+    start-up): ``__main__``'s ``raise SystemExit(main())`` is what only a real run proves."""
     args = ["--batch", "2", "--seq", "5", "--d-model", "64", "--heads", "8"]
     result = subprocess.run(
         [sys.executable, "-m", "mha", *args], capture_output=True, text=True, check=True
@@ -120,16 +122,19 @@ def test_chinese_columns_line_up() -> None:
     assert len(starts) == 1, starts
 
 
-def test_cli_takes_the_language(monkeypatch: pytest.MonkeyPatch) -> None:
-    run = lambda *args, **env: subprocess.run(
-        [sys.executable, "-m", "mha", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, **env},
-    )
-    assert "拆分多头" in run("--lang", "zh_CN").stdout
-    assert "拆分多头" in run(MHA_LANG="zh_CN").stdout
-    assert "split heads" in run("--lang", "en", MHA_LANG="zh_CN").stdout
-    refused = run("--lang", "fr")
-    assert refused.returncode == 2 and "invalid choice" in refused.stderr
+def test_cli_takes_the_language(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--lang chooses; without it MHA_LANG does; an unknown --lang is a usage error."""
+
+    def run(*args: str) -> str:
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
+
+    monkeypatch.delenv("MHA_LANG", raising=False)
+    assert "拆分多头" in run("--lang", "zh_CN")
+    assert "split heads" in run()
+    monkeypatch.setenv("MHA_LANG", "zh_CN")
+    assert "拆分多头" in run()
+    assert "split heads" in run("--lang", "en")
+    with pytest.raises(SystemExit) as refused:
+        main(["--lang", "fr"])
+    assert refused.value.code == 2 and "invalid choice" in capsys.readouterr().err

@@ -9,6 +9,7 @@ Two layouts are recognised: one language (``html/index.html``) or one folder per
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -211,25 +212,44 @@ class Watch:
         self.origin = base_url.rstrip("/")
         self.problems: list[str] = []
         self.in_flight: set = set()  # requests sent and not yet answered
+        self.watching = True
         page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("pageerror", self._page_error)
         page.on("request", self._request)
         page.on("requestfinished", lambda request: self.in_flight.discard(request))
         page.on("requestfailed", self._failed)
         page.on("response", self._response)
 
+    @contextlib.contextmanager
+    def unwatched(self):
+        """Not recording errors while the test's own tools run in the page: axe requests a
+        stylesheet's @import relative to the page, a 404 the site does not cause (TOOLCHAIN.md).
+        Playwright delivers the events of an ``evaluate`` before it returns. A request to
+        another host is recorded all the same."""
+        self.watching = False
+        try:
+            yield
+        finally:
+            self.watching = True
+
+    def _page_error(self, error) -> None:
+        if self.watching:
+            self.problems.append(f"page error: {error}")
+
     def _request(self, request) -> None:
         self.in_flight.add(request)
-        if not request.url.startswith(self.origin + "/"):
+        if not request.url.startswith(self.origin + "/"):  # recorded even while unwatched
             self.problems.append(f"request to another host: {request.url}")
 
     def _console(self, message) -> None:
-        if message.type == "error":
+        if message.type == "error" and self.watching:
             where = message.location.get("url", "")
             self.problems.append(f"console error: {message.text} ({where})")
 
     def _failed(self, request) -> None:
         self.in_flight.discard(request)
+        if not self.watching:
+            return
         # An image the browser itself dropped: a <picture> switched source (Chromium does so
         # while it takes a screenshot). A missing file still fails, as an HTTP 404.
         if request.failure == "net::ERR_ABORTED" and request.resource_type == "image":
@@ -245,17 +265,24 @@ class Watch:
             self.problems.append(f"request failed: {request.url} ({request.failure})")
 
     def _response(self, response) -> None:
-        if response.status >= 400:
+        if response.status >= 400 and self.watching:
             self.problems.append(f"HTTP {response.status}: {response.url}")
 
-    def goto(self, path: str, wait_until: str = "networkidle"):
-        """Open ``path`` (relative to the server root) and clear the problem list first."""
+    def goto(self, path: str, wait_until: str = "settled"):
+        """Open ``path`` (relative to the server root) and clear the problem list first.
+        ``"settled"``: the page loaded and every request answered (``settle``), which is what
+        Playwright's "networkidle" waits for, without its fixed 500 ms; any other value is
+        Playwright's own ``wait_until``."""
         self.problems = []
         self.in_flight.clear()
-        response = self.page.goto(self.base_url + path, wait_until=wait_until)
+        settled = wait_until == "settled"
+        url = self.base_url + path
+        response = self.page.goto(url, wait_until="load" if settled else wait_until)
         if response is None or response.status != 200:
             status = response.status if response is not None else "no response"
             self.problems.append(f"HTTP {status}: {path}")
+        if settled:
+            self.settle()
         return response
 
     def settle(self, quiet_ms: int = 100) -> None:
@@ -285,24 +312,48 @@ def shared(context, base_url):
     page.close()
 
 
+@pytest.fixture(scope="session")
+def themed_contexts(browser):
+    """One browser context per colour theme and window size, kept for the whole run: its cache
+    serves the site's scripts, styles and fonts to the next test, as a reader's browser does."""
+    contexts: dict[tuple, object] = {}
+    yield contexts
+    for ctx in contexts.values():
+        ctx.close()
+
+
 @pytest.fixture
-def themed(browser, base_url):
-    """Factory: a fresh context and page whose colour theme is set before any page script runs,
-    at ``viewport`` (the desktop's by default)."""
-    contexts = []
+def themed(browser, base_url, themed_contexts):
+    """Factory: a new page whose colour theme is set before any page script runs, at
+    ``viewport`` (the desktop's by default). With a theme the page opens in a context kept for
+    that theme and size (the theme is set again on every load); without one, in a fresh
+    context that the test may change (the theme switch stores the reader's choice)."""
+    pages, fresh = [], []
 
     def make(theme: str | None, viewport: dict = VIEWPORT) -> Watch:
-        ctx = browser.new_context(viewport=viewport, color_scheme="light", service_workers="block")
-        ctx.set_default_timeout(TIMEOUT_MS)
-        if theme is not None:
-            ctx.add_init_script(
-                f"localStorage.setItem('mode', '{theme}');localStorage.setItem('theme', '{theme}');"
+        key = (theme, viewport["width"], viewport["height"])
+        ctx = themed_contexts.get(key) if theme is not None else None
+        if ctx is None:
+            ctx = browser.new_context(
+                viewport=viewport, color_scheme="light", service_workers="block"
             )
-        contexts.append(ctx)
-        return Watch(ctx.new_page(), base_url)
+            ctx.set_default_timeout(TIMEOUT_MS)
+            if theme is None:
+                fresh.append(ctx)
+            else:
+                ctx.add_init_script(
+                    f"localStorage.setItem('mode', '{theme}');"
+                    f"localStorage.setItem('theme', '{theme}');"
+                )
+                themed_contexts[key] = ctx
+        page = ctx.new_page()
+        pages.append(page)
+        return Watch(page, base_url)
 
     yield make
-    for ctx in contexts:
+    for page in pages:
+        page.close()
+    for ctx in fresh:
         ctx.close()
 
 

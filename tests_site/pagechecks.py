@@ -272,25 +272,82 @@ def landing_page_problems(page) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # Accessibility
 
+# Two rule sets, as pydata-sphinx-theme's tests split them. STRUCTURE runs on every page: the
+# rules named below (names, roles, headings, ids, alt text, language, lists, labels, landmarks),
+# listed by name: axe's WCAG and best-practice tags hold about 90 rules, and running them all
+# took three times as long on every page. FULL adds the colour rules (color-contrast,
+# link-in-text-block): they take most of axe's time, so they run on a sample of pages, one of
+# each kind, in both themes and both languages (test_accessibility.py; in the light theme the
+# static pages get EVERYTHING, every WCAG and best-practice rule, "region" and the other
+# landmark rules of the page's template included, on their visit in test_pages.py). The colour
+# rules skip the highlighted code (SKIP_CODE), half of their time on a page of code: the
+# highlighting's colours are proven for every token in tests/test_code_contrast.py.
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+STRUCTURAL_RULES = [
+    # names: every control, link, image map, frame and the document has one a reader hears
+    "button-name", "link-name", "input-button-name", "select-name", "label", "summary-name",
+    "frame-title", "document-title", "aria-command-name", "aria-input-field-name",
+    "aria-toggle-field-name", "aria-tooltip-name", "aria-progressbar-name", "aria-meter-name",
+    "aria-dialog-name", "aria-treeitem-name",
+    # roles and ARIA attributes
+    "aria-allowed-attr", "aria-allowed-role", "aria-conditional-attr", "aria-deprecated-role",
+    "aria-hidden-body", "aria-hidden-focus", "aria-prohibited-attr", "aria-required-attr",
+    "aria-required-children", "aria-required-parent", "aria-roles", "aria-valid-attr",
+    "aria-valid-attr-value", "aria-text", "nested-interactive", "presentation-role-conflict",
+    # headings
+    "heading-order", "empty-heading", "page-has-heading-one", "p-as-heading",
+    # ids
+    "duplicate-id-aria",
+    # alt text
+    "image-alt", "role-img-alt", "svg-img-alt", "input-image-alt", "area-alt", "object-alt",
+    "image-redundant-alt",
+    # language
+    "html-has-lang", "html-lang-valid", "valid-lang", "html-xml-lang-mismatch",
+    # lists, landmarks, keyboard
+    "list", "listitem", "definition-list", "dlitem", "landmark-one-main", "landmark-unique",
+    "landmark-no-duplicate-main", "landmark-main-is-top-level", "landmark-banner-is-top-level",
+    "landmark-contentinfo-is-top-level", "landmark-complementary-is-top-level",
+    "landmark-no-duplicate-banner", "landmark-no-duplicate-contentinfo",
+    "scrollable-region-focusable",
+]  # fmt: skip
+STRUCTURE = {"runOnly": {"type": "rule", "values": STRUCTURAL_RULES}, "resultTypes": ["violations"]}
+FULL = {"runOnly": {"type": "tag", "values": WCAG}, "resultTypes": ["violations"]}
+EVERYTHING = {"runOnly": {"type": "tag", "values": [*WCAG, "best-practice"]},
+              "resultTypes": ["violations"]}  # fmt: skip
+SKIP_CODE = [[".highlight"]]  # axe's "exclude": the highlighted code (see above)
+# What fails: every violation of a best practice (heading order, landmarks, ...: axe calls
+# most of them moderate), and serious or critical violations of the WCAG rules.
 SERIOUS = {"serious", "critical"}
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
-}
 
 
-def axe_problems(axe, page, context: str | None = None) -> list[str]:
-    """Serious or critical WCAG 2 A/AA violations found by axe-core, in the elements that the
-    CSS selector ``context`` picks (the whole page by default)."""
+def axe_problems(
+    axe, page, context: str | dict | None = None, options: dict = STRUCTURE
+) -> list[str]:
+    """axe-core's violations in the elements that ``context`` picks (a CSS selector or axe's
+    ``{"include": ..., "exclude": ...}``; the whole page by default) under the rule set
+    ``options`` (STRUCTURE, FULL or EVERYTHING)."""
     problems = []
-    for violation in axe.run(page, context=context, options=AXE_OPTIONS).response["violations"]:
-        if violation.get("impact") in SERIOUS:
+    for violation in axe.run(page, context=context, options=options).response["violations"]:
+        if violation.get("impact") in SERIOUS or "best-practice" in violation.get("tags", []):
             targets = [n["target"] for n in violation["nodes"][:3]]
             problems.append(
                 f"axe: {violation['id']} ({violation['impact']}, "
                 f"{len(violation['nodes'])} nodes) {targets}"
             )
     return problems
+
+
+def sample_pages(layout) -> dict[str, str]:
+    """The sample's pages that need no action of the reader: kind -> page in a language's
+    folder (test_accessibility.py adds search results, the explorer in use, questions opened)."""
+    return {
+        "home": "index.html",
+        "tutorial": "tutorial/02_walkthrough.html",
+        "gallery example": gallery_figure_page(layout).removeprefix(layout.main_prefix),
+        "how-to": "howto/common-errors.html",
+        "explanation": "explanation/why-scale.html",
+        "API page": "reference/generated/mha.MultiHeadAttention.html",
+    }
 
 
 # ---------------------------------------------------------------------------------------------

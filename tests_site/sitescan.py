@@ -206,18 +206,16 @@ def html_pages(root: Path) -> list[Path]:
     )
 
 
-def scan_site(root: Path) -> list[Finding]:
-    """Scan every page, every CSS file and every script of a built site."""
+def scan_static(root: Path, loaded: set[Path] = frozenset()) -> list[Finding]:
+    """Scan every stylesheet and script of a built site.
+
+    What a browser visit cannot see for itself: a stylesheet's rules for another theme, for
+    print or for a state the visit never reaches, a font for characters the page does not use,
+    a script that fetches when the reader does something. A CDN loader (JS_UNUSED_LOADERS)
+    counts only where a page loads it (``loaded``: the scripts' files).
+    """
     root = Path(root)
     findings: list[Finding] = []
-    loaded: set[Path] = set()
-    for page in html_pages(root):
-        rel = page.relative_to(root).as_posix()
-        page_findings, scripts = scan_html(page.read_text(encoding="utf-8"), rel)
-        findings += page_findings
-        for src in scripts:
-            target = (page.parent / src.split("?")[0].split("#")[0]).resolve()
-            loaded.add(target)
     for css in sorted(root.rglob("*.css")):
         findings += scan_css(css.read_text(encoding="utf-8", errors="replace"), _rel(css, root))
     for js in sorted(root.rglob("*.js")):
@@ -230,6 +228,21 @@ def scan_site(root: Path) -> list[Finding]:
             continue
         findings += scan_js(js.read_text(encoding="utf-8", errors="replace"), rel)
     return findings
+
+
+def scan_site(root: Path) -> list[Finding]:
+    """Scan every page, every CSS file and every script of a built site."""
+    root = Path(root)
+    findings: list[Finding] = []
+    loaded: set[Path] = set()
+    for page in html_pages(root):
+        rel = page.relative_to(root).as_posix()
+        page_findings, scripts = scan_html(page.read_text(encoding="utf-8"), rel)
+        findings += page_findings
+        for src in scripts:
+            target = (page.parent / src.split("?")[0].split("#")[0]).resolve()
+            loaded.add(target)
+    return findings + scan_static(root, loaded)
 
 
 def _rel(path: Path, root: Path) -> str:

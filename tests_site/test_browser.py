@@ -1,6 +1,7 @@
-"""The built site in Chromium: search, downloads, the dark theme, the language switch.
+"""The built site in Chromium: search, downloads, the theme switch, the language switch.
 
-Every page's own checks (desktop and phone) run in test_pages.py.
+Every page's own checks (desktop and phone) run in test_pages.py; the dark theme's screenshots
+and figures with axe's full rules, on a sample of pages, in test_accessibility.py.
 """
 
 from __future__ import annotations
@@ -13,12 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from pagechecks import (
-    desktop_screenshot,
-    figure_visibility_problems,
-    gallery_figure_page,
-    screenshot_pages,
-)
+from pagechecks import gallery_figure_page
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -115,7 +111,7 @@ def test_gallery_zip_downloads(context, base_url, layout, site_dir: Path) -> Non
 
 
 # ---------------------------------------------------------------------------------------------
-# Colour theme and screenshots
+# Colour theme
 
 SWITCH = "button.theme-switch-button"
 
@@ -151,23 +147,6 @@ def test_theme_switch_turns_dark(themed, layout) -> None:
     assert not watch.problems, "\n".join(watch.problems)
 
 
-def test_dark_mode(themed, layout, screenshot_dir: Path) -> None:
-    """In dark mode: the screenshot pages photographed, and the gallery figures shown on a
-    light background (they are drawn on white), neither inverted nor faded."""
-    watch = themed("dark")
-    figure_page = gallery_figure_page(layout)
-    problems = []
-    for name, rel in screenshot_pages(layout).items():
-        watch.goto(rel)
-        watch.wait_for_math()
-        assert _theme(watch) == "dark", rel
-        found = watch.problems + desktop_screenshot(watch.page, screenshot_dir, name, "dark")
-        if rel == figure_page:
-            found += figure_visibility_problems(watch.page, "dark")
-        problems += [f"{rel}: {problem}" for problem in found]
-    assert not problems, "\n".join(problems)
-
-
 # ---------------------------------------------------------------------------------------------
 # Languages
 
@@ -186,7 +165,8 @@ def _switch_language(watch, page_rel: str, target_prefix: str) -> None:
             link.click()
         else:  # inside a closed dropdown: the reader opens it first; the link is what we test
             link.evaluate("(a) => a.click()")
-    watch.page.wait_for_load_state("networkidle")
+    watch.page.wait_for_load_state("load")
+    watch.settle()
     assert watch.page.url.split("#")[0] in candidates
 
 

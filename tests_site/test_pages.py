@@ -1,20 +1,26 @@
-"""Every page, opened once on a desktop and once on a phone, with every check run on that visit.
-
-Two sweeps, one test per page each, spread over the browsers by pytest-xdist:
+"""Every page, opened once, with every check run on that visit (one test per page and language,
+spread over the browsers by pytest-xdist).
 
 - **desktop** (1366 x 900): the page loads with no console error, failed or foreign request
-  and no HTTP error; its math is typeset and no raw TeX shows; no table is wider than the text
-  column (at 1366 px and, the window narrowed on the same visit, at 1280 px); no serious or
-  critical WCAG 2 A/AA violation (axe-core). On the pages that have them:
+  and no HTTP error, and its HTML names nothing that the browser would fetch from another host
+  (sitescan.py: what a visit may not request, such as another screen's ``srcset`` candidate);
+  its math is typeset and no raw TeX shows; no table is wider than the text column (at 1366 px
+  and, the window narrowed, at 1280 px); axe-core's structural rules (names, roles, headings,
+  ids, alt text, language: pagechecks.STRUCTURE) find nothing, and on the light theme's share
+  of the sample of page kinds (pagechecks.sample_pages) all of axe's rules, contrast included,
+  find nothing on the whole page but its highlighted code (tests/test_code_contrast.py proves
+  every token's colours). On the pages that have them:
   figures shown at >= 90 % of their drawn size, the API pages and their "On this page" list
   inside the window, the error table as cards, the landing page's parts, and the screenshots
   for review.
-- **phone** (390 x 844): nothing scrolls sideways; code in tables breaks only after
-  ``_ = . ,`` and Markdown tables are labelled cards; figures are their phone versions shown at
-  >= 80 % of their drawn size; the error table as cards; the phone screenshots.
+- **phone**: the same page resized to 390 x 844. Nothing scrolls sideways; code in tables breaks
+  only after ``_ = . ,`` and Markdown tables are labelled cards; figures are their phone
+  versions shown at >= 80 % of their drawn size; the error table as cards; the phone
+  screenshots; and still no error or failed request (the phone figures load now).
 
 Each check is a function that returns what it found wrong (empty when the page is right), so
-that one visit reports every problem of the page at once.
+that one visit reports every problem of the page at once. axe's colour rules run on a sample
+of pages in both themes: test_accessibility.py.
 """
 
 from __future__ import annotations
@@ -27,10 +33,12 @@ import pytest
 from pagechecks import (
     API_WIDTH_JS,
     CODE_BREAKS_JS,
+    EVERYTHING,
     FIGURE_SRC,
     OVERFLOW_JS,
     PHONE_SCREENSHOTS,
-    WAIT_FOR_MATH_JS,
+    SKIP_CODE,
+    STRUCTURE,
     WIDE_TABLES_JS,
     axe_problems,
     desktop_screenshot,
@@ -40,8 +48,10 @@ from pagechecks import (
     gallery_figure_page,
     landing_page_problems,
     math_problems,
+    sample_pages,
     screenshot_pages,
 )
+from sitescan import scan_html
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -49,6 +59,17 @@ pytestmark = pytest.mark.browser
 DESKTOP = {"width": 1366, "height": 900}
 NARROW_DESKTOP = {"width": 1280, "height": 900}  # the tables must fit at this width too
 PHONE = {"width": 390, "height": 844}
+# after the resize to a phone: every image loaded, each <picture> from the source its media
+# query now picks (the phone version), not the desktop image it showed
+IMAGES_LOADED_JS = """() => [...document.images].every((img) => {
+  if (!img.complete) return false;
+  const picture = img.parentElement.matches('picture') ? img.parentElement : null;
+  const source = picture && [...picture.querySelectorAll('source')]
+    .find((s) => !s.media || matchMedia(s.media).matches);
+  if (!source) return true;
+  const files = source.srcset.split(',').map((c) => c.trim().split(/\\s+/)[0].split('/').pop());
+  return files.includes(img.currentSrc.split('/').pop());
+})"""
 
 
 @pytest.fixture(scope="session")
@@ -58,35 +79,31 @@ def figure_page(layout) -> str:
 
 
 @pytest.fixture(scope="session")
+def sample(layout) -> set[str]:
+    """The pages that get all of axe's rules on their visit: the light theme's share of the
+    sample of page kinds, in every language."""
+    folders = [f"{name}/" if name else "" for name in layout.languages]
+    return {folder + rel for folder in folders for rel in sample_pages(layout).values()}
+
+
+@pytest.fixture(scope="session")
 def screenshots(layout) -> dict[str, str]:
     """Page -> name of its desktop screenshot."""
     return {page: name for name, page in screenshot_pages(layout).items()}
 
 
-# ---------------------------------------------------------------------------------------------
-# The two sweeps
-
-
 @pytest.fixture(scope="session")
-def desktop(browser, base_url):
-    """One desktop page per browser, watched for errors and requests off the machine."""
+def sweep(browser, base_url):
+    """One page per browser, watched for errors and requests off the machine; one CSS pixel
+    per device pixel, as the figure sizes assume."""
     from conftest import TIMEOUT_MS, Watch
 
-    ctx = browser.new_context(viewport=DESKTOP, color_scheme="light", service_workers="block")
+    ctx = browser.new_context(
+        viewport=DESKTOP, device_scale_factor=1, color_scheme="light", service_workers="block"
+    )
     ctx.set_default_timeout(TIMEOUT_MS)
     watch = Watch(ctx.new_page(), base_url)
     yield watch
-    ctx.close()
-
-
-@pytest.fixture(scope="session")
-def phone(browser, base_url):
-    """One 390 px phone page per browser (device pixels = CSS pixels, as on the figure sizes)."""
-    from conftest import TIMEOUT_MS
-
-    ctx = browser.new_context(viewport=PHONE, device_scale_factor=1, service_workers="block")
-    ctx.set_default_timeout(TIMEOUT_MS)
-    yield ctx.new_page()
     ctx.close()
 
 
@@ -102,20 +119,13 @@ def _report(page_path: str, checks: dict[str, list[str]]) -> None:
     )
 
 
-def test_desktop(
-    desktop, axe, layout, site_dir, screenshot_dir, figure_page, screenshots, page_path: str
-) -> None:
-    """The page on a 1366 px desktop: every desktop check on one visit (see the module's doc)."""
-    html = (site_dir / page_path).read_text(encoding="utf-8")
-    language = _language(page_path)
+def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str, list[str]]:
+    """Every check at 1366 px (see the module's doc), screenshot included."""
+    page, language = sweep.page, _language(page_path)
     rel = page_path.removeprefix(f"{language}/")
-    page = desktop.page
-    page.set_viewport_size(DESKTOP)
-    desktop.goto(page_path, wait_until="load")
-    desktop.wait_for_math()
-    desktop.settle()  # every request answered (or failed) before the problems are read
     checks: dict[str, Callable[[], list[str]]] = {
-        "loads cleanly": lambda: list(desktop.problems),
+        "loads cleanly": lambda: list(sweep.problems),
+        "names no other host": lambda: [str(f) for f in scan_html(html, page_path)[0]],
         "math": lambda: math_problems(page),
         "tables fit": lambda: page.evaluate(WIDE_TABLES_JS),
     }
@@ -131,63 +141,84 @@ def test_desktop(
         checks["API page fits"] = api_fits
     if rel == "howto/common-errors.html":
         checks["error table"] = lambda: error_table_problems(page, language)
-    if page_path == layout.main_prefix + "index.html":
+    if page_path == context["layout"].main_prefix + "index.html":
         checks["landing page"] = lambda: landing_page_problems(page)
-    if page_path == figure_page:
+    if page_path == context["figure_page"]:
         checks["figures visible"] = lambda: figure_visibility_problems(page, "light")
-    if page_path in screenshots:
-        name = screenshots[page_path]
-        checks["screenshot"] = lambda: desktop_screenshot(page, screenshot_dir, name, "light")
-    found = {name: check() for name, check in checks.items()}
-    # last: axe requests a stylesheet's @import relative to the page (a 404 that the site does
-    # not cause), so the requests it makes are not counted above. The root page sends the
-    # browser on to en/index.html, which its own test checks: axe would only run there twice.
-    if language:
-        found["accessibility"] = axe_problems(axe, page)
-    page.set_viewport_size(NARROW_DESKTOP)
-    found["tables fit at 1280 px"] = page.evaluate(WIDE_TABLES_JS)
-    _report(page_path, found)
+    if page_path in context["screenshots"]:
+        name, folder = context["screenshots"][page_path], context["screenshot_dir"]
+        checks["screenshot"] = lambda: desktop_screenshot(page, folder, name, "light")
+    return {name: check() for name, check in checks.items()}
 
 
-def test_phone(phone, base_url, site_dir: Path, screenshot_dir: Path, language_page: str) -> None:
-    """The page on a 390 px phone: every phone check on one visit (see the module's doc)."""
-    page_path = language_page
-    html = (site_dir / page_path).read_text(encoding="utf-8")
-    language = _language(page_path)
+def phone_checks(sweep, html: str, page_path: str, screenshot_dir: Path) -> dict[str, list[str]]:
+    """Every check at 390 px (see the module's doc), on the page resized to a phone."""
+    page, language = sweep.page, _language(page_path)
     rel = page_path.removeprefix(f"{language}/")
-    phone.goto(base_url + page_path, wait_until="load")
-    phone.evaluate(WAIT_FOR_MATH_JS)
+    sweep.problems = []
+    page.set_viewport_size(PHONE)
+    page.wait_for_function(IMAGES_LOADED_JS)  # the phone figures shown
 
     def no_sideways_scroll() -> list[str]:
-        result = phone.evaluate(OVERFLOW_JS)
+        result = page.evaluate(OVERFLOW_JS)
         wide = result["scroll"] > result["width"] + 1 or result["examples"]
         return [f"scrolls sideways at 390 px: {result}"] if wide else []
 
-    checks: dict[str, Callable[[], list[str]]] = {"fits the phone": no_sideways_scroll}
+    checks: dict[str, Callable[[], list[str]]] = {
+        "fits the phone": no_sideways_scroll,
+        "loads cleanly at 390 px": lambda: list(sweep.problems),
+    }
     if "<table" in html:
-        checks["tables read well"] = lambda: phone.evaluate(CODE_BREAKS_JS)
+        checks["tables read well"] = lambda: page.evaluate(CODE_BREAKS_JS)
     if language == "en" and FIGURE_SRC.search(html):
-        checks["figure sizes"] = lambda: figure_size_problems(phone, html, "phone")
+        checks["phone figure sizes"] = lambda: figure_size_problems(page, html, "phone")
     if rel == "howto/common-errors.html":
-        checks["error table"] = lambda: error_table_problems(phone, language)
+        checks["phone error table"] = lambda: error_table_problems(page, language)
     if page_path in PHONE_SCREENSHOTS:
 
         def screenshot() -> list[str]:
-            height = min(3000, phone.evaluate("() => document.documentElement.scrollHeight"))
+            height = min(3000, page.evaluate("() => document.documentElement.scrollHeight"))
             path = screenshot_dir / f"{PHONE_SCREENSHOTS[page_path]}.png"
-            clip = {"x": 0, "y": 0, "width": phone.viewport_size["width"], "height": height}
-            phone.screenshot(path=str(path), full_page=True, clip=clip)
+            clip = {"x": 0, "y": 0, "width": PHONE["width"], "height": height}
+            page.screenshot(path=str(path), full_page=True, clip=clip)
             return [] if path.stat().st_size > 5_000 else [f"{path} looks empty"]
 
-        checks["screenshot"] = screenshot
-    _report(page_path, {name: check() for name, check in checks.items()})
+        checks["phone screenshot"] = screenshot
+    return {name: check() for name, check in checks.items()}
+
+
+def test_page(
+    sweep, axe, layout, site_dir, screenshot_dir, figure_page, screenshots, sample, page_path: str
+) -> None:
+    """The page on a desktop, then on a phone: every check on one visit (see the module's doc)."""
+    html = (site_dir / page_path).read_text(encoding="utf-8")
+    page = sweep.page
+    page.set_viewport_size(DESKTOP)
+    sweep.goto(page_path, wait_until="load")
+    sweep.wait_for_math()
+    sweep.settle()  # every request answered (or failed) before the problems are read
+    context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
+               "screenshot_dir": screenshot_dir}  # fmt: skip
+    found = desktop_checks(sweep, html, page_path, context)
+    # The root page sends the browser on to en/index.html, which its own test checks.
+    if _language(page_path):
+        # the sample's pages: every rule, on the whole page but its highlighted code
+        rules, skip = (
+            (EVERYTHING, {"exclude": SKIP_CODE}) if page_path in sample else (STRUCTURE, None)
+        )
+        with sweep.unwatched():
+            found["accessibility"] = axe_problems(axe, page, context=skip, options=rules)
+        page.set_viewport_size(NARROW_DESKTOP)
+        found["tables fit at 1280 px"] = page.evaluate(WIDE_TABLES_JS)
+        found |= phone_checks(sweep, html, page_path, screenshot_dir)
+    _report(page_path, found)
 
 
 # ---------------------------------------------------------------------------------------------
-# What the sweeps rely on, read from the built files: they would pass vacuously without it
+# What the sweep relies on, read from the built files: it would pass vacuously without it
 
 
-def test_the_sweeps_have_pages_to_check(layout) -> None:
+def test_the_sweep_has_pages_to_check(layout) -> None:
     """Math on a tutorial page, >= 20 figures with >= 15 phone versions, API pages, the error
     table in every language, and every page named for a screenshot."""
     en = sorted(p for p in layout.main.rglob("*.html") if "_static" not in p.parts)

@@ -4,8 +4,9 @@ Each page with questions is opened as a reader would, on a 390 px phone in the d
 nothing of an answer shows before a choice is opened; a wrong choice, opened with a tap, says it
 is wrong and why (its own explanation), a right one, opened with the keyboard alone, says it is
 right; opening one closes the other choices of the same question. With any explanation open,
-nothing is wider than the screen, and axe finds no serious problem (contrast included) in the
-opened questions. (Every page is also opened on a desktop in the light theme by test_pages.)
+nothing is wider than the screen, and axe's structural rules find nothing in the opened
+questions. (Every page is also opened by test_pages; axe's colour rules run on a page of
+opened questions in both themes in test_accessibility.py.)
 """
 
 from __future__ import annotations
