@@ -253,8 +253,9 @@ def translations(session: nox.Session) -> None:
     session.log(f"{len(done)} of {len(stat.splitlines())} catalogs complete")
     if "update" in session.posargs:
         return
-    session.run("git", "diff", "--exit-code", "--", locale, external=True)
-    new = session.run("git", "ls-files", "--others", "--exclude-standard", "--", locale,
+    catalogs = f"{locale}/*.po"  # the catalogs only, not the tools beside them
+    session.run("git", "diff", "--exit-code", "--", catalogs, external=True)
+    new = session.run("git", "ls-files", "--others", "--exclude-standard", "--", catalogs,
                       external=True, silent=True)  # fmt: skip
     if new.strip():
         session.error(f"new catalogs, for pages that had none: add them to git\n{new}")

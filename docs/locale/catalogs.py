@@ -28,7 +28,7 @@ from glossary import ROLE_TITLE  # a link's title, which the reader sees
 from translated_sources import CODE_FLAG  # docs/_ext
 
 LOCALE = Path(__file__).resolve().parent
-NOT_PAGES = ("sphinx", "figures")  # the theme's strings and the figures' labels: no template
+NOT_PAGES = ("sphinx",)  # the theme's strings: no template
 
 BOILERPLATE = re.compile(  # sphinx-gallery's lines on every example page and the gallery index
     r"^(?::ref:`Go to the end <sphx_glr_download_|\*\*Total running time of the script:\*\*"
