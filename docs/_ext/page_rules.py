@@ -25,7 +25,7 @@ PHONE_MEDIA = "(max-width: 540px)"  # the theme's one-column layout
 # after "_", "=" or "," (when more follows), and at a "." between names (not "...", ".view")
 CODE_BREAK = re.compile(r"(?<=[_=,])(?=\S)|(?<=\w\.)(?=[A-Za-z_])")
 PRE = '<span class="pre">'  # how Sphinx writes a word of inline code
-GALLERY_FIGURE = re.compile(r"^(?P<name>sphx_glr_\w+?_\d{3})(?P<language>\.\w+)?\.png$")
+GALLERY_FIGURE = re.compile(r"^(?P<name>sphx_glr_\w+?_\d{3})\.png$")
 
 
 class PhoneTranslator:
@@ -77,12 +77,12 @@ def picture(self, node: nodes.Element, start: int, add_2x: bool) -> None:
     img = self.body[start] if start < len(self.body) else ""
     if found is None or not img.startswith("<img "):
         return
-    name, language = found["name"], found["language"] or ""
+    name = found["name"]
     folder = f"{self.builder.imgpath}/"
-    if add_2x and " srcset=" not in img and _copy(self.builder, f"{name}{RETINA}{language}.png"):
-        srcset = f"{folder}{name}{language}.png, {folder}{name}{RETINA}{language}.png 2x"
+    if add_2x and " srcset=" not in img and _copy(self.builder, f"{name}{RETINA}.png"):
+        srcset = f"{folder}{name}.png, {folder}{name}{RETINA}.png 2x"
         img = f'<img srcset="{html.escape(srcset)}" {img.removeprefix("<img ")}'
-    phone, phone2 = (f"{name}{PHONE}{retina}{language}.png" for retina in ("", RETINA))
+    phone, phone2 = (f"{name}{PHONE}{retina}.png" for retina in ("", RETINA))
     if _copy(self.builder, phone) and _copy(self.builder, phone2):
         source = f'<source media="{PHONE_MEDIA}" srcset="{folder}{phone}, {folder}{phone2} 2x">'
         tag = img.rstrip("\n")
