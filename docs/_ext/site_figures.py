@@ -28,6 +28,11 @@ RETINA = "_2_00x"  # <name>_2_00x.png: sphinx-gallery's name of a figure at 2x (
 MATH = re.compile(r"\$[^$]*\$")
 
 
+def languages() -> list[str]:
+    """The site's translated languages: each folder of ``docs/locale`` with catalogs."""
+    return sorted(p.parent.name for p in (DOCS / "locale").glob("*/LC_MESSAGES"))
+
+
 def variant(path: Path, suffix: str) -> Path:
     """``x_001.png`` -> ``x_001_phone.png`` (:data:`PHONE`), ``x_001_2_00x.png``
     (:data:`RETINA`); the phone variant of ``x_001_2_00x.png`` is ``x_001_phone_2_00x.png``."""
