@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from pagechecks import WAIT_FOR_MATH_JS
+from pagechecks import WAIT_FOR_MATH_JS, axe_script
 from sitescan import html_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,11 +189,21 @@ def browser(pytestconfig: pytest.Config):
         chromium.close()
 
 
+def new_context(browser, *, axe: bool = False, **options):
+    """A light-mode browser context without service workers (options: Playwright's). With
+    ``axe``, axe-core loads into every page it opens, before the page's own scripts
+    (pagechecks.axe_problems runs it)."""
+    ctx = browser.new_context(color_scheme="light", service_workers="block", **options)
+    ctx.set_default_timeout(TIMEOUT_MS)
+    if axe:
+        ctx.add_init_script(path=axe_script())
+    return ctx
+
+
 @pytest.fixture(scope="session")
 def context(browser):
     """One light-mode browser context shared by the tests that do not change settings."""
-    ctx = browser.new_context(viewport=VIEWPORT, color_scheme="light", service_workers="block")
-    ctx.set_default_timeout(TIMEOUT_MS)
+    ctx = new_context(browser, viewport=VIEWPORT)
     yield ctx
     ctx.close()
 
@@ -334,10 +344,7 @@ def themed(browser, base_url, themed_contexts):
         key = (theme, viewport["width"], viewport["height"])
         ctx = themed_contexts.get(key) if theme is not None else None
         if ctx is None:
-            ctx = browser.new_context(
-                viewport=viewport, color_scheme="light", service_workers="block"
-            )
-            ctx.set_default_timeout(TIMEOUT_MS)
+            ctx = new_context(browser, viewport=viewport)
             if theme is None:
                 fresh.append(ctx)
             else:
@@ -355,9 +362,3 @@ def themed(browser, base_url, themed_contexts):
         page.close()
     for ctx in fresh:
         ctx.close()
-
-
-@pytest.fixture(scope="session")
-def axe():
-    """axe-core in the page (axe-playwright-python): the accessibility checks."""
-    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()

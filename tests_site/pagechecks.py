@@ -30,14 +30,22 @@ VISIBLE_TEXT_JS = """() => {
 WAIT_FOR_MATH_JS = "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
 
 
+# the math elements, those MathJax typeset and the visible text, in one call
+MATH_JS = (
+    """() => [document.querySelectorAll('.math').length,
+  document.querySelectorAll('mjx-container').length, ("""
+    + VISIBLE_TEXT_JS
+    + """)()]"""
+)
+
+
 def math_problems(page) -> list[str]:
     """Math that MathJax did not typeset, or TeX left in the visible text."""
     problems = []
-    math = page.locator(".math").count()
-    rendered = page.locator("mjx-container").count()
+    math, rendered, text = page.evaluate(MATH_JS)
     if rendered < math:
         problems.append(f"{math} math elements but {rendered} typeset by MathJax")
-    raw = RAW_TEX.findall(page.evaluate(VISIBLE_TEXT_JS))
+    raw = RAW_TEX.findall(text)
     if raw:
         problems.append(f"raw TeX in the text: {raw[:5]}")
     return problems
@@ -309,25 +317,111 @@ FULL = {"runOnly": {"type": "tag", "values": WCAG}, "resultTypes": ["violations"
 EVERYTHING = {"runOnly": {"type": "tag", "values": [*WCAG, "best-practice"]},
               "resultTypes": ["violations"]}  # fmt: skip
 SKIP_CODE = [[".highlight"]]  # axe's "exclude": the highlighted code (see above)
+ARTICLE = {"include": [["#main-content"]], "exclude": SKIP_CODE}  # the page's content, no code
+QUESTIONS_SAMPLE = "tutorial/01_one_head_to_many.html"  # questions opened, all of axe's rules
 # What fails: every violation of a best practice (heading order, landmarks, ...: axe calls
 # most of them moderate), and serious or critical violations of the WCAG rules.
 SERIOUS = {"serious", "critical"}
 
 
-def axe_problems(
-    axe, page, context: str | dict | None = None, options: dict = STRUCTURE
-) -> list[str]:
+def axe_script() -> Path:
+    """axe-core itself (the copy that axe-playwright-python ships), for ``add_init_script``:
+    sent to the browser once per context, not once per check (its 550 kB took a tenth of a
+    second of every page's visit)."""
+    import axe_playwright_python
+
+    return Path(axe_playwright_python.__file__).parent / "axe.min.js"
+
+
+# axe's violations, only what a failure message needs (its whole result is ~100 kB per run)
+RUN_AXE_JS = """async ([context, options]) => {
+  const results = await axe.run(context || document, options);
+  return results.violations.map((v) => ({id: v.id, impact: v.impact, tags: v.tags,
+    count: v.nodes.length, targets: v.nodes.slice(0, 3).map((n) => n.target)}));
+}"""
+
+
+def axe_problems(page, context: str | dict | None = None, options: dict = STRUCTURE) -> list[str]:
     """axe-core's violations in the elements that ``context`` picks (a CSS selector or axe's
     ``{"include": ..., "exclude": ...}``; the whole page by default) under the rule set
-    ``options`` (STRUCTURE, FULL or EVERYTHING)."""
+    ``options`` (STRUCTURE, FULL or EVERYTHING). The page's context loads axe on every page
+    (conftest.new_context); a page opened elsewhere gets it here."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(axe_script()))
     problems = []
-    for violation in axe.run(page, context=context, options=options).response["violations"]:
-        if violation.get("impact") in SERIOUS or "best-practice" in violation.get("tags", []):
-            targets = [n["target"] for n in violation["nodes"][:3]]
+    for violation in page.evaluate(RUN_AXE_JS, [context, options]):
+        if violation["impact"] in SERIOUS or "best-practice" in violation["tags"]:
             problems.append(
                 f"axe: {violation['id']} ({violation['impact']}, "
-                f"{len(violation['nodes'])} nodes) {targets}"
+                f"{violation['count']} nodes) {violation['targets']}"
             )
+    return problems
+
+
+def set_theme(page, theme: str) -> None:
+    """Switch the open page to ``theme`` in place, as the theme's switch does (its mode, its
+    theme and the reader's stored choice), without loading the page again; return when the
+    colours' transitions have ended (axe would read a colour halfway)."""
+    page.evaluate(
+        """async (theme) => { const root = document.documentElement;
+          root.dataset.mode = theme; root.dataset.theme = theme;
+          localStorage.setItem('mode', theme); localStorage.setItem('theme', theme);
+          await new Promise(requestAnimationFrame);
+          await Promise.all(document.getAnimations().map((a) => a.finished)); }""",
+        theme,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Questions that answer back (docs/_ext/questions.py)
+
+VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "不是这个。")}
+# each choice of a question opened in turn (in one call): the page's width with each open
+OPEN_EACH_JS = """(question) => [...question.querySelectorAll('summary')].flatMap((summary) => {
+  summary.parentElement.open = true;
+  const width = document.documentElement.scrollWidth;
+  return width > document.documentElement.clientWidth ? [`${width} px: ${summary.innerText}`] : [];
+})"""
+
+
+def question_problems(page, language: str) -> list[str]:
+    """Each question as a reader meets it on a phone: nothing of an answer shows before a choice
+    is opened; a wrong choice, opened with a tap, says it is wrong and why (its own explanation,
+    in the page's language); the right one, opened with the keyboard alone, says it is right and
+    closes the other; with any explanation open nothing is wider than the screen. The right
+    choices are left open, for axe."""
+    right_word, wrong_word = VERDICTS[language]
+    questions = page.locator(".mha-question").all()
+    if len(questions) < 2:
+        return [f"{len(questions)} questions, expected at least 2 at the end of the page"]
+    problems = []
+    for number, question in enumerate(questions):
+        said = f"question {number}"
+        if question.locator("details.mha-choice").count() < 2:
+            problems.append(f"{said}: fewer than two choices")
+        if any(a.is_visible() for a in question.locator(".mha-answer").all()):
+            problems.append(f"{said}: an answer shows unasked")
+        wrong = question.locator("details.mha-wrong").first
+        right = question.locator("details.mha-right")
+        if right.count() != 1 or wrong.count() != 1:
+            problems.append(f"{said}: expected one right choice and a wrong one")
+            continue
+        wrong.locator("summary").click()  # the mouse (a tap), on a wrong choice
+        answer = wrong.locator(".mha-answer")
+        verdict = answer.locator(".mha-verdict").inner_text().strip()
+        why = answer.inner_text().replace(verdict, "", 1).strip()
+        if not answer.is_visible() or verdict != wrong_word:
+            problems.append(f"{said}: a wrong choice opened shows {verdict!r}")
+        if len(why) < 10 or (language == "zh_CN" and not CJK.search(why)):
+            problems.append(f"{said}: a wrong choice without its explanation: {why!r}")
+        right.locator("summary").focus()  # the keyboard alone, on the right choice
+        page.keyboard.press("Enter")
+        if right.locator(".mha-verdict").inner_text().strip() != right_word:
+            problems.append(f"{said}: the right choice does not say {right_word!r}")
+        if answer.is_visible():
+            problems.append(f"{said}: opening a choice should close the others")
+        problems += question.evaluate(OPEN_EACH_JS)  # every explanation, in turn
+        right.evaluate("d => { d.open = true; }")  # left open for axe
     return problems
 
 
@@ -336,11 +430,11 @@ def sample_pages(layout) -> dict[str, str]:
     folder (test_accessibility.py adds search results, the explorer in use, questions opened)."""
     return {
         "home": "index.html",
-        "tutorial": "tutorial/02_walkthrough.html",
+        "tutorial": "tutorial/06_summary.html",
         "gallery example": gallery_figure_page(layout).removeprefix(layout.main_prefix),
         "how-to": "howto/common-errors.html",
         "explanation": "explanation/why-scale.html",
-        "API page": "reference/generated/mha.MultiHeadAttention.html",
+        "API page": "reference/generated/mha.split_heads.html",
     }
 
 
@@ -358,7 +452,7 @@ def screenshot_pages(layout) -> dict[str, str]:
         pages["common-errors"] = layout.main_prefix + "howto/common-errors.html"
     if "zh_CN" in layout.languages:  # the Chinese edition: the home page and a lesson page
         pages["zh_CN-home"] = "zh_CN/index.html"
-        pages["zh_CN-walkthrough"] = "zh_CN/tutorial/02_walkthrough.html"
+        pages["zh_CN-summary"] = "zh_CN/tutorial/06_summary.html"
     return pages
 
 

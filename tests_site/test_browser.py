@@ -176,7 +176,7 @@ def test_language_switch(themed, layout) -> None:
     assert "en" in layout.languages, f"languages found: {sorted(layout.languages)}"
     watch = themed(None)
     checked = 0
-    for rel in ("index.html", "tutorial/02_walkthrough.html"):
+    for rel in ("tutorial/06_summary.html",):  # the switch is the template's, on every page
         if not (layout.languages["zh_CN"] / rel).is_file():
             continue
         watch.goto("en/" + rel)

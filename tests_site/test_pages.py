@@ -1,42 +1,48 @@
 """Every page, opened once, with every check run on that visit (one test per page and language,
 spread over the browsers by pytest-xdist).
 
-- **desktop** (1366 x 900): the page loads with no console error, failed or foreign request
-  and no HTTP error, and its HTML names nothing that the browser would fetch from another host
-  (sitescan.py: what a visit may not request, such as another screen's ``srcset`` candidate);
-  its math is typeset and no raw TeX shows; no table is wider than the text column (at 1366 px
-  and, the window narrowed, at 1280 px); axe-core's structural rules (names, roles, headings,
-  ids, alt text, language: pagechecks.STRUCTURE) find nothing, and on the light theme's share
-  of the sample of page kinds (pagechecks.sample_pages) all of axe's rules, contrast included,
-  find nothing on the whole page but its highlighted code (tests/test_code_contrast.py proves
-  every token's colours). On the pages that have them:
-  figures shown at >= 90 % of their drawn size, the API pages and their "On this page" list
-  inside the window, the error table as cards, the landing page's parts, and the screenshots
-  for review.
+- **desktop** (1366 x 900): math typeset and no raw TeX shows; no table wider than the text
+  column (at 1366 px and, the window narrowed, at 1280 px); the HTML names nothing the browser
+  would fetch from another host (sitescan.py: what a visit may not request, such as another
+  screen's ``srcset`` candidate); axe-core's structural rules (names, roles, headings, ids, alt
+  text, language: pagechecks.STRUCTURE) find nothing on the whole page. On the pages that have
+  them: figures shown at >= 90 % of their drawn size, the API pages and their "On this page"
+  list inside the window, the error table as cards, the landing page's parts, the screenshots.
+- **the sample** (pagechecks.sample_pages: one page of each kind, in each language): all of
+  axe's rules, contrast included, in the light theme on the whole page, then, the page switched
+  to the dark theme in place, on its content (``#main-content``), as pydata-sphinx-theme scopes
+  its own; both without the highlighted code (tests/test_code_contrast.py proves every token's
+  colours). The dark screenshots, and the gallery's figures on a light background in the dark.
 - **phone**: the same page resized to 390 x 844. Nothing scrolls sideways; code in tables breaks
-  only after ``_ = . ,`` and Markdown tables are labelled cards; figures are their phone
-  versions shown at >= 80 % of their drawn size; the error table as cards; the phone
-  screenshots; and still no error or failed request (the phone figures load now).
+  only after ``_ = . ,``; figures are their phone versions shown at >= 80 % of their drawn size;
+  the error table as cards; the phone screenshots. Questions answer back (pagechecks.
+  question_problems), axe's structural rules pass on them opened, and on the page of the sample
+  of questions all of axe's rules, in both themes.
+- **all along**: no console error, no failed request, no request to another host and no HTTP
+  error, from the load to the phone's figures (the Watch of conftest.py).
 
 Each check is a function that returns what it found wrong (empty when the page is right), so
-that one visit reports every problem of the page at once. axe's colour rules run on a sample
-of pages in both themes: test_accessibility.py.
+that one visit reports every problem of the page at once. The pages a reader must act on first
+(search results, the explorer in use) get all of axe's rules in test_accessibility.py.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
+from contextlib import nullcontext
 
 import pytest
 from pagechecks import (
     API_WIDTH_JS,
+    ARTICLE,
     CODE_BREAKS_JS,
     EVERYTHING,
     FIGURE_SRC,
+    FULL,
     OVERFLOW_JS,
     PHONE_SCREENSHOTS,
+    QUESTIONS_SAMPLE,
     SKIP_CODE,
     STRUCTURE,
     WIDE_TABLES_JS,
@@ -48,8 +54,10 @@ from pagechecks import (
     gallery_figure_page,
     landing_page_problems,
     math_problems,
+    question_problems,
     sample_pages,
     screenshot_pages,
+    set_theme,
 )
 from sitescan import scan_html
 
@@ -80,8 +88,8 @@ def figure_page(layout) -> str:
 
 @pytest.fixture(scope="session")
 def sample(layout) -> set[str]:
-    """The pages that get all of axe's rules on their visit: the light theme's share of the
-    sample of page kinds, in every language."""
+    """The pages that get all of axe's rules on their visit, in both themes: one of each kind,
+    in every language."""
     folders = [f"{name}/" if name else "" for name in layout.languages]
     return {folder + rel for folder in folders for rel in sample_pages(layout).values()}
 
@@ -94,14 +102,11 @@ def screenshots(layout) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def sweep(browser, base_url):
-    """One page per browser, watched for errors and requests off the machine; one CSS pixel
-    per device pixel, as the figure sizes assume."""
-    from conftest import TIMEOUT_MS, Watch
+    """One page per browser, watched for errors and requests off the machine, axe-core loaded
+    in every page; one CSS pixel per device pixel, as the figure sizes assume."""
+    from conftest import Watch, new_context
 
-    ctx = browser.new_context(
-        viewport=DESKTOP, device_scale_factor=1, color_scheme="light", service_workers="block"
-    )
-    ctx.set_default_timeout(TIMEOUT_MS)
+    ctx = new_context(browser, axe=True, viewport=DESKTOP, device_scale_factor=1)
     watch = Watch(ctx.new_page(), base_url)
     yield watch
     ctx.close()
@@ -124,7 +129,6 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
     page, language = sweep.page, _language(page_path)
     rel = page_path.removeprefix(f"{language}/")
     checks: dict[str, Callable[[], list[str]]] = {
-        "loads cleanly": lambda: list(sweep.problems),
         "names no other host": lambda: [str(f) for f in scan_html(html, page_path)[0]],
         "math": lambda: math_problems(page),
         "tables fit": lambda: page.evaluate(WIDE_TABLES_JS),
@@ -151,11 +155,29 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
     return {name: check() for name, check in checks.items()}
 
 
-def phone_checks(sweep, html: str, page_path: str, screenshot_dir: Path) -> dict[str, list[str]]:
+def accessibility_checks(sweep, page_path: str, context: dict) -> dict[str, list[str]]:
+    """axe's structural rules on the page; on the sample's pages all of its rules, in the
+    light theme and then in the dark one (with the dark screenshot and figures)."""
+    page = sweep.page
+    with sweep.unwatched():  # what axe requests is not the page's (conftest.Watch)
+        if page_path not in context["sample"]:
+            return {"accessibility": axe_problems(page, options=STRUCTURE)}
+        found = {"all of axe, light": axe_problems(page, {"exclude": SKIP_CODE}, EVERYTHING)}
+        set_theme(page, "dark")
+        found["all of axe, dark"] = axe_problems(page, ARTICLE, FULL)
+    if page_path in context["screenshots"]:
+        name, folder = context["screenshots"][page_path], context["screenshot_dir"]
+        found["dark screenshot"] = desktop_screenshot(page, folder, name, "dark")
+    if page_path == context["figure_page"]:
+        found["figures visible in the dark"] = figure_visibility_problems(page, "dark")
+    set_theme(page, "light")
+    return found
+
+
+def phone_checks(sweep, html: str, page_path: str, context: dict) -> dict[str, list[str]]:
     """Every check at 390 px (see the module's doc), on the page resized to a phone."""
     page, language = sweep.page, _language(page_path)
     rel = page_path.removeprefix(f"{language}/")
-    sweep.problems = []
     page.set_viewport_size(PHONE)
     page.wait_for_function(IMAGES_LOADED_JS)  # the phone figures shown
 
@@ -164,10 +186,7 @@ def phone_checks(sweep, html: str, page_path: str, screenshot_dir: Path) -> dict
         wide = result["scroll"] > result["width"] + 1 or result["examples"]
         return [f"scrolls sideways at 390 px: {result}"] if wide else []
 
-    checks: dict[str, Callable[[], list[str]]] = {
-        "fits the phone": no_sideways_scroll,
-        "loads cleanly at 390 px": lambda: list(sweep.problems),
-    }
+    checks: dict[str, Callable[[], list[str]]] = {"fits the phone": no_sideways_scroll}
     if "<table" in html:
         checks["tables read well"] = lambda: page.evaluate(CODE_BREAKS_JS)
     if language == "en" and FIGURE_SRC.search(html):
@@ -178,17 +197,34 @@ def phone_checks(sweep, html: str, page_path: str, screenshot_dir: Path) -> dict
 
         def screenshot() -> list[str]:
             height = min(3000, page.evaluate("() => document.documentElement.scrollHeight"))
-            path = screenshot_dir / f"{PHONE_SCREENSHOTS[page_path]}.png"
+            path = context["screenshot_dir"] / f"{PHONE_SCREENSHOTS[page_path]}.png"
             clip = {"x": 0, "y": 0, "width": PHONE["width"], "height": height}
             page.screenshot(path=str(path), full_page=True, clip=clip)
             return [] if path.stat().st_size > 5_000 else [f"{path} looks empty"]
 
         checks["phone screenshot"] = screenshot
-    return {name: check() for name, check in checks.items()}
+    if 'class="mha-question' in html:
+        checks["questions answer back"] = lambda: question_problems(page, language)
+        checks["questions opened, structure"] = lambda: axe_problems(page, ".mha-question")
+        if rel == QUESTIONS_SAMPLE:
+
+            def all_of_axe() -> list[str]:
+                found = axe_problems(page, ARTICLE, FULL)
+                set_theme(page, "dark")
+                found += [f"dark: {problem}" for problem in axe_problems(page, ARTICLE, FULL)]
+                set_theme(page, "light")
+                return found
+
+            checks["questions opened, all of axe"] = all_of_axe
+    found = {}
+    for name, check in checks.items():
+        with sweep.unwatched() if "axe" in name or "structure" in name else nullcontext():
+            found[name] = check()
+    return found
 
 
 def test_page(
-    sweep, axe, layout, site_dir, screenshot_dir, figure_page, screenshots, sample, page_path: str
+    sweep, layout, site_dir, screenshot_dir, figure_page, screenshots, sample, page_path: str
 ) -> None:
     """The page on a desktop, then on a phone: every check on one visit (see the module's doc)."""
     html = (site_dir / page_path).read_text(encoding="utf-8")
@@ -196,21 +232,19 @@ def test_page(
     page.set_viewport_size(DESKTOP)
     sweep.goto(page_path, wait_until="load")
     sweep.wait_for_math()
-    sweep.settle()  # every request answered (or failed) before the problems are read
     context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
-               "screenshot_dir": screenshot_dir}  # fmt: skip
+               "screenshot_dir": screenshot_dir, "sample": sample}  # fmt: skip
     found = desktop_checks(sweep, html, page_path, context)
     # The root page sends the browser on to en/index.html, which its own test checks.
     if _language(page_path):
-        # the sample's pages: every rule, on the whole page but its highlighted code
-        rules, skip = (
-            (EVERYTHING, {"exclude": SKIP_CODE}) if page_path in sample else (STRUCTURE, None)
-        )
-        with sweep.unwatched():
-            found["accessibility"] = axe_problems(axe, page, context=skip, options=rules)
+        found |= accessibility_checks(sweep, page_path, context)
         page.set_viewport_size(NARROW_DESKTOP)
         found["tables fit at 1280 px"] = page.evaluate(WIDE_TABLES_JS)
-        found |= phone_checks(sweep, html, page_path, screenshot_dir)
+        found |= phone_checks(sweep, html, page_path, context)
+    # every request of the visit answered (or failed) before they are read: the page's own
+    # were sent long before, at its load or the phone's figures
+    sweep.settle(quiet_ms=25)
+    found["loads cleanly"] = list(sweep.problems)
     _report(page_path, found)
 
 
@@ -220,7 +254,8 @@ def test_page(
 
 def test_the_sweep_has_pages_to_check(layout) -> None:
     """Math on a tutorial page, >= 20 figures with >= 15 phone versions, API pages, the error
-    table in every language, and every page named for a screenshot."""
+    table and >= 7 pages of questions in every language, and every page named for a
+    screenshot."""
     en = sorted(p for p in layout.main.rglob("*.html") if "_static" not in p.parts)
     with_math = [p for p in en if "tutorial" in p.parts and 'class="math' in p.read_text()]
     assert with_math, "no tutorial page has math"
@@ -233,5 +268,8 @@ def test_the_sweep_has_pages_to_check(layout) -> None:
     assert list((layout.main / "reference").rglob("*.html")), "no API page"
     for folder in layout.languages.values():
         assert (folder / "howto" / "common-errors.html").is_file()
+        tutorial = (folder / "tutorial").glob("*.html")
+        asking = [p for p in tutorial if 'class="mha-question' in p.read_text(encoding="utf-8")]
+        assert len(asking) >= 7, f"questions on only {len(asking)} pages of {folder}"
     for rel in [*screenshot_pages(layout).values(), *PHONE_SCREENSHOTS]:
         assert (layout.root / rel).is_file(), f"screenshot page {rel} is not built"
