@@ -9,10 +9,12 @@ spread over the browsers by pytest-xdist).
   them: figures shown at >= 90 % of their drawn size, the API pages and their "On this page"
   list inside the window, the error table as cards, the landing page's parts, the screenshots.
 - **the sample** (pagechecks.sample_pages: one page of each kind, in each language): all of
-  axe's rules, contrast included, in the light theme on the whole page, then, the page switched
-  to the dark theme in place, on its content (``#main-content``), as pydata-sphinx-theme scopes
-  its own; both without the highlighted code (tests/test_code_contrast.py proves every token's
-  colours). The dark screenshots, and the gallery's figures on a light background in the dark.
+  axe's rules, contrast included, on the page's content (``#main-content``), as
+  pydata-sphinx-theme scopes its own, in the light theme and then, the page switched to the
+  dark theme in place, in the dark; the home page's light run takes the whole page and every
+  WCAG and best-practice rule (the template's header, navigation and footer); all without the
+  highlighted code (tests/test_code_contrast.py proves every token's colours). The dark
+  screenshots, and the gallery's figures on a light background in the dark.
 - **phone**: the same page resized to 390 x 844. Nothing scrolls sideways; code in tables breaks
   only after ``_ = . ,``; figures are their phone versions shown at >= 80 % of their drawn size;
   the error table as cards; the phone screenshots. Questions answer back (pagechecks.
@@ -156,15 +158,20 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
 
 
 def accessibility_checks(sweep, page_path: str, context: dict) -> dict[str, list[str]]:
-    """axe's structural rules on the page; on the sample's pages all of its rules, in the
-    light theme and then in the dark one (with the dark screenshot and figures)."""
+    """axe's structural rules on the page. On the sample's pages all of its rules on the
+    content, in the light theme and then in the dark one (with the dark screenshot and
+    figures); on the home page, in the light theme, every rule on the whole page: the
+    template's parts (header, navigation, footer), once per edition."""
     page = sweep.page
     with sweep.unwatched():  # what axe requests is not the page's (conftest.Watch)
         if page_path not in context["sample"]:
             return {"accessibility": axe_problems(page, options=STRUCTURE)}
-        found = {"all of axe, light": axe_problems(page, {"exclude": SKIP_CODE}, EVERYTHING)}
+        if page_path.removeprefix(f"{_language(page_path)}/") == "index.html":
+            light = axe_problems(page, {"exclude": SKIP_CODE}, EVERYTHING)
+        else:
+            light = axe_problems(page, options=STRUCTURE) + axe_problems(page, ARTICLE, FULL)
         set_theme(page, "dark")
-        found["all of axe, dark"] = axe_problems(page, ARTICLE, FULL)
+        found = {"all of axe, light": light, "all of axe, dark": axe_problems(page, ARTICLE, FULL)}
     if page_path in context["screenshots"]:
         name, folder = context["screenshots"][page_path], context["screenshot_dir"]
         found["dark screenshot"] = desktop_screenshot(page, folder, name, "dark")
