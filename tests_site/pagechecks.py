@@ -279,11 +279,12 @@ def landing_page_problems(page) -> list[str]:
 # listed by name: axe's WCAG and best-practice tags hold about 90 rules, and running them all
 # took three times as long on every page. FULL adds the colour rules (color-contrast,
 # link-in-text-block): they take most of axe's time, so they run on a sample of pages, one of
-# each kind, in both themes and both languages (test_accessibility.py; in the light theme the
-# static pages get EVERYTHING, every WCAG and best-practice rule, "region" and the other
-# landmark rules of the page's template included, on their visit in test_pages.py). The colour
-# rules skip the highlighted code (SKIP_CODE), half of their time on a page of code: the
-# highlighting's colours are proven for every token in tests/test_code_contrast.py.
+# each kind, in both themes and both languages, on the page's content (ARTICLE), on the sample
+# pages' own visits in test_pages.py and, for the pages a reader acts on first, in
+# test_accessibility.py. The home page gets EVERYTHING, every WCAG and best-practice rule on the
+# whole page ("region" and the other landmark rules of the template included), in the light
+# theme. The colour rules skip the highlighted code (SKIP_CODE), half of their time on a page of
+# code: the highlighting's colours are proven for every token in tests/test_code_contrast.py.
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 STRUCTURAL_RULES = [
     # names: every control, link, image map, frame and the document has one a reader hears
