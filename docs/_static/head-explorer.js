@@ -225,7 +225,7 @@
       } else {
         why = people.length < 2 ? "people" : people.length > 2 ? "three" : parsed ? "both" : "none";
       }
-      marks.people = two;
+      marks.people = count > 2 && !parsed ? [] : two; // of three people, none is "the first of two"
     }
     const inside = Boolean(roles.trained) && answer !== null;
     return { task, query, marks, answer, inside, why, count };
@@ -655,7 +655,7 @@
         const left = passes.filter((_, h) => !state.removed.has(h));
         if (!left.length || Math.max(...left) < NOTHING * most) {
           parts.push(fill(text.nothing_left, {
-            token: tokens[tokens.length - 1], left: left.length ? Math.max(...left).toFixed(2) : "0",
+            token: tokens[tokens.length - 1], left: left.length ? String(Number(Math.max(...left).toPrecision(2))) : "0",
             half: (1 / data.model.classes[sentence.task].length).toFixed(1),
           }));
         }
@@ -706,7 +706,7 @@
       });
       const passes = state.every.passes, most = Math.max(...passes, 1e-9);
       bars.forEach((bar, h) => {
-        const said = fill(text.passes_on, { value: passes[h].toFixed(2) });
+        const said = fill(text.passes_on, { value: passes[h] < 0.01 ? String(Number(passes[h].toPrecision(2))) : passes[h].toFixed(2) });
         if (bar.firstChild.textContent !== said) bar.firstChild.textContent = said;
         bar.querySelector(".hx-bar").style.width = `${(100 * passes[h]) / most}%`;
         bar.dataset.passes = String(passes[h]);
