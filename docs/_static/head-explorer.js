@@ -410,7 +410,8 @@
         ? Object.keys(data.words).filter((w) => w.startsWith(partial) && w !== partial).slice(0, SUGGESTIONS)
             .map((word) => [partial, word])
         : [];
-      if (!found.length) {
+      const completing = found.length > 0;
+      if (!completing) {
         for (const word of unknown || []) {
           const near = nearest(data, word);
           if (near) found.push([word, near]);
@@ -421,10 +422,10 @@
         button.textContent = word;
         button.addEventListener("click", () => {
           // the word being typed is completed; an unknown word is replaced wherever it occurs
-          const done = partial
+          const done = completing
             ? tokens.slice(0, -1).concat(word)
             : tokens.map((w) => (w === typedWord ? word : w));
-          setText(done.join(" ") + (partial ? " " : ""), true);
+          setText(done.join(" ") + (completing ? " " : ""), true);
         });
         button.addEventListener("keydown", (event) => {
           const all = [...suggest.querySelectorAll("button")];
