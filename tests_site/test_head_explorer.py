@@ -146,6 +146,7 @@ RESET_JS = """() => {
   for (const b of root.querySelectorAll('.hx-head')) {
     if ((b.getAttribute('aria-pressed') === 'true') !== (b.dataset.head === role)) b.click();
   }
+  root.querySelector('.hx-builder').open = false;
   const field = root.querySelector('.hx-input');
   field.value = data.try[0].tokens.join(' ');
   field.dispatchEvent(new Event('input'));
