@@ -41,13 +41,24 @@ LINES_JS = """() => [...document.querySelectorAll('.head-explorer .hx-line')].ma
   weight: Number(l.dataset.weight), opacity: Number(l.getAttribute('stroke-opacity'))}))"""
 DATA_JS = "() => JSON.parse(document.querySelector('.head-explorer > script.hx-data').textContent)"
 TEXT_JS = "() => JSON.parse(document.querySelector('.head-explorer > script.hx-text').textContent)"
-PARITY_JS = """async () => {
-  const link = document.querySelector("a.download[href$='head_explorer_parity.json']");
-  return (await fetch(link.href)).json();
+# PyTorch's outputs, from the file the page links, kept in the page (read once per page): the
+# checks below run there, and only their findings come back.
+PARITY_JS = """async (sentence) => {
+  if (!window.hxParity) {
+    const link = document.querySelector("a.download[href$='head_explorer_parity.json']");
+    window.hxParity = await (await fetch(link.href)).json();
+  }
+  return sentence === undefined ? null
+    : window.hxParity.sentences.find((s) => s.tokens.join(' ') === sentence);
 }"""
+PAGE_DATA = "data = data || JSON.parse(document.querySelector('.head-explorer > script.hx-data').textContent);"
 # The page's own functions on every parity sentence: with no head removed and each removed.
-COMPARE_JS = """([data, parity]) => {
-  const HX = window.HeadExplorer, m = HX.model(data);
+COMPARE_JS = (
+    """(data) => {
+  """
+    + PAGE_DATA
+    + """
+  const parity = window.hxParity, HX = window.HeadExplorer, m = HX.model(data);
   let weights = 0, logits = 0, push = 0;
   const problems = [];
   for (const s of parity.sentences) {
@@ -77,11 +88,16 @@ COMPARE_JS = """([data, parity]) => {
   }
   return {weights, logits, push, problems, n: parity.sentences.length};
 }"""
+)
 # The page's own functions on the sentences a reader can build (the example's samples): each
 # of the generator's kind read as such, with its answer; each other one flagged, with the answer
 # the example gives it (or none); the model's predictions on the generator's kind.
-SAMPLES_JS = """([data, parity]) => {
-  const HX = window.HeadExplorer, m = HX.model(data);
+SAMPLES_JS = (
+    """(data) => {
+  """
+    + PAGE_DATA
+    + """
+  const parity = window.hxParity, HX = window.HeadExplorer, m = HX.model(data);
   const problems = [];
   let inside = 0, right = 0, outside = 0;
   for (const s of parity.samples) {
@@ -96,28 +112,29 @@ SAMPLES_JS = """([data, parity]) => {
     const [a, b] = HX.run(m, s.tokens.map((w) => m.index.get(w)), found.task, new Set()).logits;
     if (data.model.classes[found.task][b > a ? 1 : 0] === s.answer) right++;
   }
-  return {problems, inside, outside, right};
+  return {problems, inside, outside, right, n: parity.samples.length};
 }"""
+)
 
 
 @pytest.fixture(scope="module")
 def explorer(browser, base_url, layout):
-    """Factory: the page on the explorer in ``language``, at ``viewport``, in ``theme``, opened
-    once for the module (one visit per language, theme and size) and put back as it opened:
-    every head switched on, the agreement head shown, the first suggestion in the field."""
-    opened: dict[tuple, Watch] = {}
+    """Factory: the page on the explorer in ``language``, opened once for the module (one visit
+    per language), set to ``viewport`` and ``theme`` (as the theme switch sets it) and put back
+    as it opened: every head switched on, the agreement head shown, the first suggestion in the
+    field, the word builder closed."""
+    opened: dict[str, Watch] = {}
 
     def make(language: str, theme: str = "light", viewport: dict = DESKTOP) -> Watch:
         if language not in layout.languages:
             pytest.skip(f"this build has no {language} folder")
-        key = (language, theme, viewport["width"])
-        if key not in opened:
+        if language not in opened:
             ctx = browser.new_context(
-                viewport=viewport, color_scheme="light", service_workers="block"
+                viewport=DESKTOP, color_scheme="light", service_workers="block"
             )
             ctx.set_default_timeout(TIMEOUT_MS)
             ctx.add_init_script(
-                f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');"
+                "localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');"
             )
             watch = Watch(ctx.new_page(), base_url)
             watch.dialogs = []  # an alert() the reader's text must never run
@@ -125,11 +142,11 @@ def explorer(browser, base_url, layout):
             prefix = f"{language}/" if layout.multilingual else ""
             watch.goto(prefix + PAGE)
             watch.page.wait_for_selector(EXPLORER)
-            opened[key] = watch
-        else:
-            opened[key].page.mouse.move(0, 0)
-            opened[key].page.evaluate(RESET_JS)
-        watch = opened[key]
+            opened[language] = watch
+        watch = opened[language]
+        watch.page.mouse.move(0, 0)
+        watch.page.set_viewport_size(viewport)
+        watch.page.evaluate(RESET_JS, theme)
         watch.page.locator(EXPLORER).scroll_into_view_if_needed()
         return watch
 
@@ -138,7 +155,11 @@ def explorer(browser, base_url, layout):
         watch.page.context.close()
 
 
-RESET_JS = """() => {
+RESET_JS = """(theme) => {
+  document.documentElement.dataset.theme = theme;  // what the theme switch does
+  document.documentElement.dataset.mode = theme;
+  localStorage.setItem('mode', theme);
+  localStorage.setItem('theme', theme);
   const root = document.querySelector('.head-explorer');
   const data = JSON.parse(root.querySelector('script.hx-data').textContent);
   for (const box of root.querySelectorAll('.hx-switch')) if (!box.checked) box.click();
@@ -154,9 +175,9 @@ RESET_JS = """() => {
 }"""
 
 
-def parity(page) -> dict[str, dict]:
-    """PyTorch's outputs, from the file the page links, by sentence."""
-    return {" ".join(s["tokens"]): s for s in page.evaluate(PARITY_JS)["sentences"]}
+def parity(page, tokens: list[str]) -> dict:
+    """PyTorch's outputs for the sentence ``tokens``, from the file the page links."""
+    return page.evaluate(PARITY_JS, " ".join(tokens))
 
 
 def drawn(page) -> dict[tuple[int, int, int], float]:
@@ -234,8 +255,12 @@ def enter(page, words: str) -> None:
 
 # Among the example's sentences, by the page's own model: one it gets wrong, and one it gets
 # wrong that switching one head off puts right.
-FIND_JS = """([data, parity]) => {
-  const HX = window.HeadExplorer, m = HX.model(data);
+FIND_JS = (
+    """(data) => {
+  """
+    + PAGE_DATA
+    + """
+  const parity = window.hxParity, HX = window.HeadExplorer, m = HX.model(data);
   const predict = (s, off) => {
     const [a, b] = HX.run(m, s.tokens.map((w) => m.index.get(w)), s.task, new Set(off)).logits;
     return data.model.classes[s.task][b > a ? 1 : 0];
@@ -248,6 +273,7 @@ FIND_JS = """([data, parity]) => {
   }
   return {wrong: wrong[0], fix};
 }"""
+)
 
 
 def switch(page, head: int):
@@ -261,9 +287,8 @@ def switch(page, head: int):
 def test_the_page_computes_what_pytorch_computes(explorer, language: str) -> None:
     watch = explorer(language)
     page = watch.page
-    data = page.evaluate(DATA_JS)
-    torch = page.evaluate(PARITY_JS)
-    found = page.evaluate(COMPARE_JS, [data, torch])
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(COMPARE_JS, None)
     assert found["n"] >= 100
     assert not found["problems"], found["problems"][:5]
     assert found["weights"] <= TOLERANCE and found["logits"] <= TOLERANCE, found
@@ -308,8 +333,8 @@ def test_the_comparison_fails_on_swapped_heads(explorer) -> None:
     the comparison with PyTorch fails."""
     watch = explorer("en")
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), page.evaluate(PARITY_JS)
-    found = page.evaluate(COMPARE_JS, [_swap_heads(data, 0, 1), torch])
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(COMPARE_JS, _swap_heads(page.evaluate(DATA_JS), 0, 1))
     assert found["weights"] > 0.1 and found["logits"] > 0.1, found
     assert not watch.problems, "\n".join(watch.problems)
 
@@ -320,9 +345,10 @@ def test_a_thousand_sentences_a_reader_can_build(explorer) -> None:
     nearly every sentence of its kind (as the example measured)."""
     watch = explorer("en")
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), page.evaluate(PARITY_JS)
-    found = page.evaluate(SAMPLES_JS, [data, torch])
-    assert found["inside"] + found["outside"] == len(torch["samples"]) >= 1000
+    data = page.evaluate(DATA_JS)
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(SAMPLES_JS, None)
+    assert found["inside"] + found["outside"] == found["n"] >= 1000
     assert found["inside"] >= 500 and found["outside"] >= 300, found
     assert not found["problems"], found["problems"][:10]
     accuracy = found["right"] / found["inside"]
@@ -337,14 +363,14 @@ def test_a_thousand_sentences_a_reader_can_build(explorer) -> None:
 def test_the_page_opens_on_the_first_example_with_pytorchs_weights(explorer, language) -> None:
     watch = explorer(language)
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), parity(page)
+    data = page.evaluate(DATA_JS)
     assert len(json.dumps(data["model"]["parameters"])) <= 100_000  # the weights in the page
     first = " ".join(data["try"][0]["tokens"])  # the first suggestion: a plural subject
     examples = [" ".join(e) for e in data["examples"]]
     assert page.input_value(".head-explorer .hx-input") == first
     chosen = str(examples.index(first)) if first in examples else ""
     assert page.input_value(".head-explorer select") == chosen
-    sentence = torch[first]  # every example is among the compared sentences
+    sentence = parity(page, data["try"][0]["tokens"])  # the suggestions are among the compared
     role = data["roles"]["agreement"]["head"]
     assert pressed_heads(page) == [role]
     assert_lines(page, sentence["weights"], [role], [sentence["query"]])
@@ -408,8 +434,9 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
     that fixes an answer said so, and what is left when the needed head is off."""
     watch = explorer(language)
     page = watch.page
-    data, text, torch = page.evaluate(DATA_JS), page.evaluate(TEXT_JS), page.evaluate(PARITY_JS)
-    found = page.evaluate(FIND_JS, [data, torch])
+    data, text = page.evaluate(DATA_JS), page.evaluate(TEXT_JS)
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(FIND_JS, None)
     wrong, fix = found["wrong"], found["fix"]
 
     def correct(value: str) -> str:
@@ -483,17 +510,24 @@ def test_punctuation_case_and_a_misspelt_word(explorer, language: str) -> None:
     assert not watch.problems, "\n".join(watch.problems)
 
 
+# The example's page, read as the browser reads it: where its link to the explorer goes.
+GALLERY_LINK_JS = """async (url) => {
+  const html = await (await fetch(url)).text();
+  const page = new DOMParser().parseFromString(html, 'text/html');
+  const link = page.querySelector("a[href*='what-heads-learn.html#explore-the-heads']");
+  return link && new URL(link.getAttribute('href'), url).href;
+}"""
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_gallery_page_reaches_the_explorer(explorer, layout, language: str) -> None:
-    """The example's page links to the explorer, and the link opens it."""
+def test_the_gallery_page_reaches_the_explorer(explorer, language: str) -> None:
+    """The example's page links to the explorer's section of this page, where the explorer is."""
     watch = explorer(language)
     page = watch.page
-    prefix = f"{language}/" if layout.multilingual else ""
-    watch.goto(prefix + "auto_examples/06_evidence/plot_05_heads_on_sentences.html")
-    link = page.locator("a[href*='what-heads-learn.html#explore-the-heads']").first
-    link.click()
-    page.wait_for_selector(EXPLORER)
-    assert page.url.endswith("what-heads-learn.html#explore-the-heads")
+    here = page.url.split("#")[0]
+    gallery = here.replace(PAGE, "auto_examples/06_evidence/plot_05_heads_on_sentences.html")
+    assert page.evaluate(GALLERY_LINK_JS, gallery) == here + "#explore-the-heads"
+    assert page.locator("#explore-the-heads .head-explorer[data-ready]").count() == 1
     assert not watch.problems, "\n".join(watch.problems)
 
 
@@ -503,7 +537,7 @@ def test_the_keyboard_alone_works_the_explorer(explorer, language: str) -> None:
     tokens."""
     watch = explorer(language, viewport=PHONE)
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), parity(page)
+    data = page.evaluate(DATA_JS)
     pronoun = next(t for t in data["try"] if t["task"] == "pronoun")
     words = pronoun["tokens"]
     field = page.locator(".head-explorer .hx-input")
@@ -540,7 +574,7 @@ def test_the_keyboard_alone_works_the_explorer(explorer, language: str) -> None:
     page.locator(f".head-explorer .hx-head[data-head='{shown[0]}']").focus()
     page.keyboard.press("Space")
     assert pressed_heads(page) == [other]
-    weights = torch[" ".join(words)]["weights"]  # the suggestions are among them
+    weights = parity(page, words)["weights"]  # the suggestions are among the compared
     query = len(words) - 1
     assert_lines(page, weights, [other], [query])
     token(page, query).focus()
@@ -607,9 +641,9 @@ def test_a_word_outside_the_vocabulary_is_named_and_markup_stays_text(explorer, 
 def test_the_map_shows_every_head_and_a_choice_shows_it_large(explorer) -> None:
     watch = explorer("en")
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), parity(page)
+    data = page.evaluate(DATA_JS)
     page.select_option(".head-explorer select", "0")
-    sentence = torch[" ".join(data["examples"][0])]
+    sentence = parity(page, data["examples"][0])  # every example is among the compared
     n = len(sentence["tokens"])
     cells = page.evaluate(
         """() => [...document.querySelectorAll('.head-explorer .hx-map')].map((m) =>
