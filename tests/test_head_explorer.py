@@ -143,3 +143,20 @@ def test_the_scraper_saves_the_examples_data_beside_it(tmp_path: Path) -> None:
     written = saved.stat().st_mtime_ns
     hx.scraper(None, block_vars, {})  # the same data again (the example's next block)
     assert saved.stat().st_mtime_ns == written  # not rewritten: the page is not re-read
+
+
+def test_every_word_the_script_says_is_in_the_directive() -> None:
+    """Each ``text.key`` (or ``text["key"]``, ``text["prefix_" + ...]``) that head-explorer.js
+    reads is a line of the directive's content: a word the page would otherwise show as
+    "undefined"."""
+    script = (Path(__file__).parents[1] / "docs/_static/head-explorer.js").read_text("utf-8")
+    used = set(re.findall(r"\btext\.(\w+)", script)) | set(re.findall(r'\btext\["(\w+)"\]', script))
+    prefixes = set(re.findall(r'\btext\["(\w+_)" \+', script))
+    assert used and prefixes, "the script reads no words: the pattern is out of date"
+    assert sorted(used - set(WORDS)) == []
+    for prefix in prefixes:
+        assert any(key.startswith(prefix) for key in WORDS), prefix
+    for task in ("agreement", "pronoun"):  # the note on the kinds the model never saw
+        assert f"outside_{task}" in WORDS
+    flips = re.findall(r'\{ right: "(\w+)", wrong: "(\w+)", none: "(\w+)" \}', script)
+    assert flips == [("flipped_fixes", "flipped_breaks", "flipped")]  # a fix is never "breaks"

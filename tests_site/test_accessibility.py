@@ -44,10 +44,11 @@ def _search_results(page) -> None:
 
 def _explorer_in_use(page) -> None:
     """As test_head_explorer leaves it: the builder open, words offered, head 1 off, a token
-    chosen."""
+    chosen; the verdict and the note on a sentence of a kind the model never saw."""
     page.wait_for_selector(".head-explorer[data-ready]")
     page.locator(".head-explorer .hx-builder summary").click()
     field = page.locator(".head-explorer .hx-input")
+    field.fill("the man near the boys is/are")
     field.fill("")
     field.press_sequentially("the lam")
     assert page.locator(".head-explorer .hx-suggestion").count() > 0, "no words offered"

@@ -22,7 +22,7 @@ import struct
 import sys
 
 import pytest
-from conftest import Watch
+from conftest import TIMEOUT_MS, Watch
 from site_figures import languages
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -41,14 +41,25 @@ LINES_JS = """() => [...document.querySelectorAll('.head-explorer .hx-line')].ma
   weight: Number(l.dataset.weight), opacity: Number(l.getAttribute('stroke-opacity'))}))"""
 DATA_JS = "() => JSON.parse(document.querySelector('.head-explorer > script.hx-data').textContent)"
 TEXT_JS = "() => JSON.parse(document.querySelector('.head-explorer > script.hx-text').textContent)"
-PARITY_JS = """async () => {
-  const link = document.querySelector("a.download[href$='head_explorer_parity.json']");
-  return (await fetch(link.href)).json();
+# PyTorch's outputs, from the file the page links, kept in the page (read once per page): the
+# checks below run there, and only their findings come back.
+PARITY_JS = """async (sentence) => {
+  if (!window.hxParity) {
+    const link = document.querySelector("a.download[href$='head_explorer_parity.json']");
+    window.hxParity = await (await fetch(link.href)).json();
+  }
+  return sentence === undefined ? null
+    : window.hxParity.sentences.find((s) => s.tokens.join(' ') === sentence);
 }"""
+PAGE_DATA = "data = data || JSON.parse(document.querySelector('.head-explorer > script.hx-data').textContent);"
 # The page's own functions on every parity sentence: with no head removed and each removed.
-COMPARE_JS = """([data, parity]) => {
-  const HX = window.HeadExplorer, m = HX.model(data);
-  let weights = 0, logits = 0;
+COMPARE_JS = (
+    """(data) => {
+  """
+    + PAGE_DATA
+    + """
+  const parity = window.hxParity, HX = window.HeadExplorer, m = HX.model(data);
+  let weights = 0, logits = 0, push = 0;
   const problems = [];
   for (const s of parity.sentences) {
     const found = HX.analyse(data, m, s.tokens);
@@ -69,35 +80,104 @@ COMPARE_JS = """([data, parity]) => {
       s.weights.forEach((rows, h) => rows.forEach((row, q) => row.forEach((w, k) => {
         weights = Math.max(weights, Math.abs(w - out.weights[h][q][k]));
       })));
+      if (r) { // what head r - 1 passes on: the change in the logits' difference without it
+        const change = (torch[1] - torch[0]) - (s.logits[0][1] - s.logits[0][0]);
+        push = Math.max(push, Math.abs(change + out.push[r - 1]));
+      }
     });
   }
-  return {weights, logits, problems, n: parity.sentences.length};
+  return {weights, logits, push, problems, n: parity.sentences.length};
 }"""
+)
+# The page's own functions on the sentences a reader can build (the example's samples): each
+# of the generator's kind read as such, with its answer; each other one flagged, with the answer
+# the example gives it (or none); the model's predictions on the generator's kind.
+SAMPLES_JS = (
+    """(data) => {
+  """
+    + PAGE_DATA
+    + """
+  const parity = window.hxParity, HX = window.HeadExplorer, m = HX.model(data);
+  const problems = [];
+  let inside = 0, right = 0, outside = 0;
+  for (const s of parity.samples) {
+    const found = HX.analyse(data, m, s.tokens, false);
+    const said = s.tokens.join(' ');
+    if (found.problem) { problems.push(said + ': ' + found.problem); continue; }
+    if (found.task !== s.task) problems.push(said + ': task ' + found.task);
+    if (found.inside !== s.inside) problems.push(said + ': inside ' + found.inside);
+    if (found.answer !== s.answer) problems.push(said + ': answer ' + found.answer + ', not ' + s.answer);
+    if (!s.inside) { outside++; continue; }
+    inside++;
+    const [a, b] = HX.run(m, s.tokens.map((w) => m.index.get(w)), found.task, new Set()).logits;
+    if (data.model.classes[found.task][b > a ? 1 : 0] === s.answer) right++;
+  }
+  return {problems, inside, outside, right, n: parity.samples.length};
+}"""
+)
 
 
-@pytest.fixture
-def explorer(themed, layout):
-    """Factory: a fresh page on the explorer in ``language``, at ``viewport``, in ``theme``."""
+@pytest.fixture(scope="module")
+def explorer(browser, base_url, layout):
+    """Factory: the page on the explorer in ``language``, opened once for the module (one visit
+    per language), set to ``viewport`` and ``theme`` (as the theme switch sets it) and put back
+    as it opened: every head switched on, the agreement head shown, the first suggestion in the
+    field, the word builder closed."""
+    opened: dict[str, Watch] = {}
 
     def make(language: str, theme: str = "light", viewport: dict = DESKTOP) -> Watch:
         if language not in layout.languages:
             pytest.skip(f"this build has no {language} folder")
-        watch = themed(theme, viewport)
-        prefix = f"{language}/" if layout.multilingual else ""
-        dialogs: list[str] = []
-        watch.page.on("dialog", lambda dialog: dialogs.append(dialog.message) or dialog.dismiss())
-        watch.dialogs = dialogs  # an alert() the reader's text must never run
-        watch.goto(prefix + PAGE)
-        watch.page.wait_for_selector(EXPLORER)
+        if language not in opened:
+            ctx = browser.new_context(
+                viewport=DESKTOP, color_scheme="light", service_workers="block"
+            )
+            ctx.set_default_timeout(TIMEOUT_MS)
+            ctx.add_init_script(
+                "localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');"
+            )
+            watch = Watch(ctx.new_page(), base_url)
+            watch.dialogs = []  # an alert() the reader's text must never run
+            watch.page.on("dialog", lambda d, w=watch: w.dialogs.append(d.message) or d.dismiss())
+            prefix = f"{language}/" if layout.multilingual else ""
+            watch.goto(prefix + PAGE)
+            watch.page.wait_for_selector(EXPLORER)
+            opened[language] = watch
+        watch = opened[language]
+        watch.page.mouse.move(0, 0)
+        watch.page.set_viewport_size(viewport)
+        watch.page.evaluate(RESET_JS, theme)
         watch.page.locator(EXPLORER).scroll_into_view_if_needed()
         return watch
 
-    return make
+    yield make
+    for watch in opened.values():
+        watch.page.context.close()
 
 
-def parity(page) -> dict[str, dict]:
-    """PyTorch's outputs, from the file the page links, by sentence."""
-    return {" ".join(s["tokens"]): s for s in page.evaluate(PARITY_JS)["sentences"]}
+RESET_JS = """(theme) => {
+  document.documentElement.dataset.theme = theme;  // what the theme switch does
+  document.documentElement.dataset.mode = theme;
+  localStorage.setItem('mode', theme);
+  localStorage.setItem('theme', theme);
+  const root = document.querySelector('.head-explorer');
+  const data = JSON.parse(root.querySelector('script.hx-data').textContent);
+  for (const box of root.querySelectorAll('.hx-switch')) if (!box.checked) box.click();
+  const role = String(data.roles.agreement.head);
+  for (const b of root.querySelectorAll('.hx-head')) {
+    if ((b.getAttribute('aria-pressed') === 'true') !== (b.dataset.head === role)) b.click();
+  }
+  root.querySelector('.hx-builder').open = false;
+  const field = root.querySelector('.hx-input');
+  field.value = data.try[0].tokens.join(' ');
+  field.dispatchEvent(new Event('input'));
+  document.activeElement && document.activeElement.blur();
+}"""
+
+
+def parity(page, tokens: list[str]) -> dict:
+    """PyTorch's outputs for the sentence ``tokens``, from the file the page links."""
+    return page.evaluate(PARITY_JS, " ".join(tokens))
 
 
 def drawn(page) -> dict[tuple[int, int, int], float]:
@@ -139,13 +219,18 @@ def summary(page) -> str:
     return page.inner_text(".head-explorer .hx-summary")
 
 
+ANSWER_JS = """() => {
+  const node = document.querySelector('.head-explorer .hx-answer');
+  return {text: node.innerText, prediction: node.dataset.prediction,
+          probability: node.dataset.probability, verdict: node.dataset.verdict,
+          inside: node.dataset.inside,
+          note: document.querySelector('.head-explorer .hx-note').textContent};
+}"""
+
+
 def answer(page) -> dict:
-    node = page.locator(".head-explorer .hx-answer")
-    return {
-        "text": node.inner_text(),
-        "prediction": node.get_attribute("data-prediction"),
-        "probability": node.get_attribute("data-probability"),
-    }
+    """What the verdict says (its text and data), and the note above it, in one round trip."""
+    return page.evaluate(ANSWER_JS)
 
 
 def message(page) -> str:
@@ -163,6 +248,34 @@ def type_sentence(page, words: str) -> None:
     field.press_sequentially(words)
 
 
+def enter(page, words: str) -> None:
+    """Put ``words`` in the field at once (as a paste does)."""
+    page.locator(".head-explorer .hx-input").fill(words)
+
+
+# Among the example's sentences, by the page's own model: one it gets wrong, and one it gets
+# wrong that switching one head off puts right.
+FIND_JS = (
+    """(data) => {
+  """
+    + PAGE_DATA
+    + """
+  const parity = window.hxParity, HX = window.HeadExplorer, m = HX.model(data);
+  const predict = (s, off) => {
+    const [a, b] = HX.run(m, s.tokens.map((w) => m.index.get(w)), s.task, new Set(off)).logits;
+    return data.model.classes[s.task][b > a ? 1 : 0];
+  };
+  const wrong = parity.samples.filter((s) => s.answer && predict(s, []) !== s.answer);
+  let fix = null;
+  for (const s of wrong) {
+    for (let h = 0; h < data.heads && !fix; h++) if (predict(s, [h]) === s.answer) fix = {...s, head: h};
+    if (fix) break;
+  }
+  return {wrong: wrong[0], fix};
+}"""
+)
+
+
 def switch(page, head: int):
     return page.locator(f".head-explorer .hx-switch[data-head='{head}']")
 
@@ -174,12 +287,12 @@ def switch(page, head: int):
 def test_the_page_computes_what_pytorch_computes(explorer, language: str) -> None:
     watch = explorer(language)
     page = watch.page
-    data = page.evaluate(DATA_JS)
-    torch = page.evaluate(PARITY_JS)
-    found = page.evaluate(COMPARE_JS, [data, torch])
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(COMPARE_JS, None)
     assert found["n"] >= 100
     assert not found["problems"], found["problems"][:5]
     assert found["weights"] <= TOLERANCE and found["logits"] <= TOLERANCE, found
+    assert found["push"] <= 10 * TOLERANCE, found  # what each head passes on, as PyTorch has it
     sys.stdout.write(
         f"{language}: {found['n']} sentences, max |Δ| weights {found['weights']:.1e}, "
         f"logits {found['logits']:.1e}\n"
@@ -220,9 +333,26 @@ def test_the_comparison_fails_on_swapped_heads(explorer) -> None:
     the comparison with PyTorch fails."""
     watch = explorer("en")
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), page.evaluate(PARITY_JS)
-    found = page.evaluate(COMPARE_JS, [_swap_heads(data, 0, 1), torch])
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(COMPARE_JS, _swap_heads(page.evaluate(DATA_JS), 0, 1))
     assert found["weights"] > 0.1 and found["logits"] > 0.1, found
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+def test_a_thousand_sentences_a_reader_can_build(explorer) -> None:
+    """The example's sentences of the generator's kind and of other kinds: every verdict of the
+    page as the example's grammar gives it, the note on every other kind, and the model right on
+    nearly every sentence of its kind (as the example measured)."""
+    watch = explorer("en")
+    page = watch.page
+    data = page.evaluate(DATA_JS)
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(SAMPLES_JS, None)
+    assert found["inside"] + found["outside"] == found["n"] >= 1000
+    assert found["inside"] >= 500 and found["outside"] >= 300, found
+    assert not found["problems"], found["problems"][:10]
+    accuracy = found["right"] / found["inside"]
+    assert accuracy >= 0.99 and abs(accuracy - data["grammar"]["accuracy"]) < 1e-9, accuracy
     assert not watch.problems, "\n".join(watch.problems)
 
 
@@ -233,14 +363,14 @@ def test_the_comparison_fails_on_swapped_heads(explorer) -> None:
 def test_the_page_opens_on_the_first_example_with_pytorchs_weights(explorer, language) -> None:
     watch = explorer(language)
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), parity(page)
+    data = page.evaluate(DATA_JS)
     assert len(json.dumps(data["model"]["parameters"])) <= 100_000  # the weights in the page
     first = " ".join(data["try"][0]["tokens"])  # the first suggestion: a plural subject
     examples = [" ".join(e) for e in data["examples"]]
     assert page.input_value(".head-explorer .hx-input") == first
     chosen = str(examples.index(first)) if first in examples else ""
     assert page.input_value(".head-explorer select") == chosen
-    sentence = torch[first]  # every example is among the compared sentences
+    sentence = parity(page, data["try"][0]["tokens"])  # the suggestions are among the compared
     role = data["roles"]["agreement"]["head"]
     assert pressed_heads(page) == [role]
     assert_lines(page, sentence["weights"], [role], [sentence["query"]])
@@ -276,22 +406,128 @@ def test_a_reader_types_a_sentence_and_switches_heads_off(explorer, language: st
         switch(page, head).click()
         assert not switch(page, head).is_checked()
         said = answer(page)
-        flipped = text["flipped"].format(heads=text["head_ref"].format(n=head))
+        heads = text["head_ref"].format(n=head)
+        breaks = text["flipped_breaks"].format(heads=heads)
         if said["prediction"] != agreement["with"]["prediction"]:
             flips.append(head)
             assert said["probability"] == f"{agreement['without']['probability']:.3f}"
-            assert flipped in said["text"]
+            assert breaks in said["text"] and said["verdict"] == "wrong"  # it was right
+            assert text["flipped_fixes"].format(heads=heads) not in said["text"]
         else:
-            assert flipped not in said["text"]
+            assert breaks not in said["text"] and said["verdict"] == "right"
         switch(page, head).click()
         assert answer(page)["prediction"] == agreement["with"]["prediction"]
     assert flips == [agreement["head"]]
     # the suggestion on the page states those numbers, and its button loads the sentence
     item = page.locator(".head-explorer .hx-try li").first
     assert f"{agreement['without']['probability']:.3f}" in item.inner_text()
-    type_sentence(page, "the")
+    enter(page, "the")
     item.locator("button").click()
     assert page.input_value(".head-explorer .hx-input") == " ".join(agreement["tokens"])
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> None:
+    """A wrong prediction marked wrong, the note on a kind of sentence the model never saw, the
+    answer from the subject (not the first noun), a sentence that does not decide, a switch
+    that fixes an answer said so, and what is left when the needed head is off."""
+    watch = explorer(language)
+    page = watch.page
+    data, text = page.evaluate(DATA_JS), page.evaluate(TEXT_JS)
+    page.evaluate(PARITY_JS)
+    found = page.evaluate(FIND_JS, None)
+    wrong, fix = found["wrong"], found["fix"]
+
+    def correct(value: str) -> str:
+        return text["answer"].format(answer=text[f"value_{value}"])
+
+    enter(page, " ".join(wrong["tokens"]))
+    said = answer(page)
+    assert said["verdict"] == "wrong" and text["wrong"] in said["text"], said
+    if wrong["task"] == "agreement":
+        assert correct(wrong["answer"]) in said["text"], said
+    assert said["note"] == ("" if wrong["inside"] else text[f"outside_{wrong['task']}"]), said
+    # a kind the model never saw: noted, and the subject is the noun the phrases hang on
+    for sentence, value in (("the man near the boys is/are", "singular"),
+                            ("near the boxes the key is/are", "singular"),
+                            ("the big red keys near the old box is/are", "plural")):  # fmt: skip
+        enter(page, sentence)
+        said = answer(page)
+        assert said["note"] == text["outside_agreement"] and said["inside"] == "false", sentence
+        assert correct(value) in said["text"], (sentence, said)
+        assert said["verdict"] == ("right" if said["prediction"] == value else "wrong")
+    enter(page, "the keys near the lamp is/are")  # the generator's kind: no note
+    said = answer(page)
+    assert said["inside"] == "true" and said["note"] == "" and said["verdict"] == "right", said
+    enter(page, "the boy with the girl met the queen because she")  # three people
+    said = answer(page)
+    assert text["answer_people"].format(n=3) in said["text"] and said["verdict"] == "none"
+    assert text["right"] not in said["text"] and text["wrong"] not in said["text"]
+    assert said["note"] == text["outside_pronoun"]
+    # a switch that puts a wrong answer right says that it fixes it
+    enter(page, " ".join(fix["tokens"]))
+    heads = text["head_ref"].format(n=fix["head"])
+    switch(page, fix["head"]).click()
+    said = answer(page)
+    assert said["verdict"] == "right" and text["flipped_fixes"].format(heads=heads) in said["text"]
+    assert text["flipped_breaks"].format(heads=heads) not in said["text"]
+    switch(page, fix["head"]).click()
+    # the head agreement needs off: the heads left pass on almost nothing, and the page says why
+    enter(page, "the keys near the lamp is/are")
+    role = data["roles"]["agreement"]["head"]
+    switch(page, role).click()
+    passes = [float(p) for p in page.eval_on_selector_all(
+        ".head-explorer .hx-passes", "ps => ps.map((p) => p.dataset.passes)")]  # fmt: skip
+    assert max(p for h, p in enumerate(passes) if h != role) < 0.02 * passes[role], passes
+    assert text["nothing_left"].split("{")[0] in answer(page)["text"]
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_punctuation_case_and_a_misspelt_word(explorer, language: str) -> None:
+    """Punctuation, quotes and capitals typed as a reader writes are dropped; a word the model
+    does not know gets the nearest one it does, offered; a word used twice is told apart."""
+    watch = explorer(language)
+    page = watch.page
+    text = page.evaluate(TEXT_JS)
+    for typed in ("“The boy met the girls, because he.”", "The Keys near the lamp is/are?"):
+        enter(page, typed)
+        assert message(page) == "", (typed, message(page))
+        assert answer(page)["inside"] == "true" and answer(page)["verdict"] != "none", typed
+    enter(page, "the kyes near the lamp is/are")
+    assert "kyes" in message(page) and text["nearest"].format(words="keys") in message(page)
+    page.locator(".head-explorer .hx-suggestion[data-word='keys']").click()
+    fixed = ["the", "keys", "near", "the", "lamp", "is/are"]
+    assert page.input_value(".head-explorer .hx-input").split() == fixed
+    assert message(page) == "" and answer(page)["prediction"] == "plural"
+    token(page, 3).focus()  # the second "the": told apart from the first
+    assert "the₂" in summary(page)
+    token(page, 0).hover()  # pointing at a word: the caption is that word's
+    assert "the₁" in summary(page) and "the₂" not in summary(page).split(",")[0]
+    page.mouse.move(0, 0)
+    assert "the₂" in summary(page)
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+# The example's page, read as the browser reads it: where its link to the explorer goes.
+GALLERY_LINK_JS = """async (url) => {
+  const html = await (await fetch(url)).text();
+  const page = new DOMParser().parseFromString(html, 'text/html');
+  const link = page.querySelector("a[href*='what-heads-learn.html#explore-the-heads']");
+  return link && new URL(link.getAttribute('href'), url).href;
+}"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_gallery_page_reaches_the_explorer(explorer, language: str) -> None:
+    """The example's page links to the explorer's section of this page, where the explorer is."""
+    watch = explorer(language)
+    page = watch.page
+    here = page.url.split("#")[0]
+    gallery = here.replace(PAGE, "auto_examples/06_evidence/plot_05_heads_on_sentences.html")
+    assert page.evaluate(GALLERY_LINK_JS, gallery) == here + "#explore-the-heads"
+    assert page.locator("#explore-the-heads .head-explorer[data-ready]").count() == 1
     assert not watch.problems, "\n".join(watch.problems)
 
 
@@ -301,7 +537,7 @@ def test_the_keyboard_alone_works_the_explorer(explorer, language: str) -> None:
     tokens."""
     watch = explorer(language, viewport=PHONE)
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), parity(page)
+    data = page.evaluate(DATA_JS)
     pronoun = next(t for t in data["try"] if t["task"] == "pronoun")
     words = pronoun["tokens"]
     field = page.locator(".head-explorer .hx-input")
@@ -338,7 +574,7 @@ def test_the_keyboard_alone_works_the_explorer(explorer, language: str) -> None:
     page.locator(f".head-explorer .hx-head[data-head='{shown[0]}']").focus()
     page.keyboard.press("Space")
     assert pressed_heads(page) == [other]
-    weights = torch[" ".join(words)]["weights"]  # the suggestions are among them
+    weights = parity(page, words)["weights"]  # the suggestions are among the compared
     query = len(words) - 1
     assert_lines(page, weights, [other], [query])
     token(page, query).focus()
@@ -381,24 +617,23 @@ def test_a_word_outside_the_vocabulary_is_named_and_markup_stays_text(explorer, 
     page = watch.page
     text = page.evaluate(TEXT_JS)
     before = answer(page)
-    for typed, unknown in (
-        ("<img src=x onerror=alert(1)>", ["<img", "src=x", "onerror=alert(1)>"]),
-        ('"><script>alert(2)</script>', ['"><script>alert(2)</script>']),
+    for typed, unknown in (  # punctuation and brackets are dropped, the rest stays text
+        ("<img src=x onerror=alert(1)>", ["<img", "src=x", "onerror=alert", ">"]),
+        ('"><script>alert(2)</script>', [">", "<script>alert", "</script>"]),
         ("the unicorn is/are", ["unicorn"]),
     ):
-        type_sentence(page, typed)
+        enter(page, typed)
         said = message(page)
         assert all(word in said for word in unknown), said
         assert said.startswith(text["problem_unknown"].split("{")[0])
         assert answer(page) == before  # the last sentence that worked stays
     explorer_html = page.inner_html(".head-explorer .hx-ui")
     assert "<img" not in explorer_html and "<script>alert" not in explorer_html
-    type_sentence(page, "the keys to the cabinet")  # no slot at the end
+    enter(page, "the keys to the cabinet")  # no slot at the end
     said = text["problem_slot"] + " " + text["still"]  # no space after a Chinese full stop
     assert message(page) == re.sub(r"([。！？）])\s+", r"\1", said)
-    type_sentence(page, " ".join(["the"] * 13 + ["is/are"]))
+    enter(page, " ".join(["the"] * 13 + ["is/are"]))
     assert message(page).startswith(text["problem_long"].split("{")[0])
-    page.wait_for_timeout(200)
     assert watch.dialogs == [], f"the reader's text ran as script: {watch.dialogs}"
     assert not watch.problems, "\n".join(watch.problems)
 
@@ -406,9 +641,9 @@ def test_a_word_outside_the_vocabulary_is_named_and_markup_stays_text(explorer, 
 def test_the_map_shows_every_head_and_a_choice_shows_it_large(explorer) -> None:
     watch = explorer("en")
     page = watch.page
-    data, torch = page.evaluate(DATA_JS), parity(page)
+    data = page.evaluate(DATA_JS)
     page.select_option(".head-explorer select", "0")
-    sentence = torch[" ".join(data["examples"][0])]
+    sentence = parity(page, data["examples"][0])  # every example is among the compared
     n = len(sentence["tokens"])
     cells = page.evaluate(
         """() => [...document.querySelectorAll('.head-explorer .hx-map')].map((m) =>
@@ -466,7 +701,7 @@ def test_the_explorer_fits_a_phone(explorer, language: str, screenshot_dir) -> N
     watch = explorer(language, viewport=PHONE)
     page = watch.page
     page.locator(".head-explorer .hx-builder summary").click()  # the builder open, its words shown
-    type_sentence(page, "the old queens saw the king so the")  # a long one, words offered
+    enter(page, "the old queens saw the king so the")  # a long one, words offered
     fit = page.evaluate(OVERFLOW_JS)
     assert fit["scroll"] <= fit["width"], f"the page scrolls sideways: {fit}"
     assert fit["left"] >= 0 and fit["right"] <= fit["width"], fit
@@ -562,18 +797,18 @@ def test_the_chinese_page_is_in_chinese_with_glosses(explorer) -> None:
         assert english not in ui, f"{english!r} on the Chinese page"
     assert han.search(summary(page)) and han.search(answer(page)["text"])
     assert han.search(page.inner_text(".head-explorer .hx-try"))
-    type_sentence(page, "the old queens saw the old king so they")
+    enter(page, "the old queens saw the old king so they")
     glosses = page.eval_on_selector_all(
         ".head-explorer .hx-queries .hx-gloss", "gs => gs.map((g) => g.textContent)"
     )
     assert glosses == ["年老的", "女王们", "看见", "年老的", "国王", "所以", "她们"]
-    type_sentence(page, "the old keys near the lamp is/are")
+    enter(page, "the old keys near the lamp is/are")
     glosses = page.eval_on_selector_all(
         ".head-explorer .hx-queries .hx-gloss", "gs => gs.map((g) => g.textContent)"
     )
     assert glosses[0] == "旧的" and glosses[-1] == "是（复数）"
     assert page.locator(".head-explorer .hx-keys .hx-gloss").count() == len(glosses)
-    type_sentence(page, "the unicorn is/are")
+    enter(page, "the unicorn is/are")
     assert han.search(message(page)) and "unicorn" in message(page)
     assert not watch.problems, "\n".join(watch.problems)
 
@@ -607,7 +842,7 @@ def test_the_explorer_works_from_a_file(browser, layout) -> None:
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto((layout.main / PAGE).as_uri())
         page.wait_for_selector(EXPLORER)
-        type_sentence(page, "the keys near the lamp is/are")
+        enter(page, "the keys near the lamp is/are")
         assert answer(page)["prediction"] == "plural"
         assert page.locator(".head-explorer .hx-line").count() > 0
         assert not errors, errors

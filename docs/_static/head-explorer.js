@@ -24,6 +24,7 @@
   const RIGHT = 212; // ... and the key tokens start here
   const TOP = 26; // room for the column headings
   const SUGGESTIONS = 12; // words offered as the reader types
+  const NOTHING = 0.02; // a head passing on less than this share of the largest passes on "almost nothing"
   let count = 0;
 
   // ---- The model ---------------------------------------------------------------------------
@@ -45,7 +46,14 @@
     }
     const [positions, E] = p["positions.weight"].shape;
     const index = new Map(data.model.vocabulary.map((word, i) => [word, i]));
-    return { p, E, H: data.heads, positions, index, tasks: Object.keys(data.model.classes) };
+    const grammar = {}; // the example's patterns over the words' codes, per task: trained, wider
+    for (const [task, patterns] of Object.entries(data.grammar.patterns)) {
+      grammar[task] = {};
+      for (const [which, pattern] of Object.entries(patterns)) {
+        grammar[task][which] = new RegExp(`^(?:${pattern})$`, "d"); // "d": where each role is
+      }
+    }
+    return { p, E, H: data.heads, positions, index, grammar, tasks: Object.keys(data.model.classes) };
   }
 
   function linear(weight, bias, x, from, rows) {
@@ -110,18 +118,73 @@
     const residual = h[last].map((x, e) => x + out[e]);
     const t = m.tasks.indexOf(task);
     const logits = Array.from(linear(p["readout.weight"], p["readout.bias"], residual, 2 * t, 2));
-    return { weights, logits };
+    // What each head passes on to the query word: its slice through W^O (switched on or not),
+    // as a length, and as the change in the two logits' difference it makes (the readout is
+    // linear: removing the head alone takes exactly this off).
+    const W_O = p["attn.out_proj.weight"], R = p["readout.weight"].values;
+    const passes = [], push = [];
+    for (let head = 0; head < H; head++) {
+      const row = weights[head][last];
+      let length = 0, moved = 0;
+      for (let e = 0; e < E; e++) {
+        let sum = 0;
+        for (let d = head * D; d < (head + 1) * D; d++) {
+          let value = 0;
+          for (let j = 0; j <= last; j++) value += row[j] * v[j][d];
+          sum += W_O.values[e * E + d] * value;
+        }
+        length += sum * sum;
+        moved += (R[(2 * t + 1) * E + e] - R[2 * t * E + e]) * sum;
+      }
+      passes.push(Math.sqrt(length));
+      push.push(moved);
+    }
+    return { weights, logits, passes, push };
   }
 
   // ---- The reader's sentence: its task, marks, answer and gloss -----------------------------
 
+  // Punctuation, quotes and brackets (Latin and Chinese) separate words and are dropped; case
+  // is ignored. What is left is the reader's words, as typed (never run as markup).
+  const PUNCTUATION = /[.,!?;:"'“”‘’«»()[\]{}…—–。，、！？；：「」『』《》（）]+/g;
+
   function words(textValue) {
-    return textValue.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    return textValue.normalize("NFKC").toLowerCase().replace(PUNCTUATION, " ").trim().split(/\s+/).filter(Boolean);
   }
 
-  function analyse(data, m, tokens) {
+  function distance(a, b) {
+    // edits from a to b: insert, delete, replace a letter, or swap two next to each other
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) {
+        const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length][b.length];
+  }
+
+  function nearest(data, word) {
+    // the vocabulary's closest word: at most one edit away (two for words of five letters or more)
+    let best = null, least = word.length >= 5 ? 3 : 2;
+    for (const candidate of Object.keys(data.words)) {
+      const found = distance(word, candidate);
+      if (found < least) [best, least] = [candidate, found];
+    }
+    return best;
+  }
+
+  // The sentence's task (from its last word), whether the model was trained on its kind (the
+  // example's "trained" pattern, and a pronoun that fits exactly one person), the words the
+  // answer depends on and the answer itself where English decides one (the "wider" pattern),
+  // else why not. `open`: the last word may still be being typed.
+  function analyse(data, m, tokens, open) {
     const known = (w) => Object.prototype.hasOwnProperty.call(data.words, w);
-    const inProgress = (w) => Object.keys(data.words).some((v) => v.startsWith(w));
+    const inProgress = (w) => open && Object.keys(data.words).some((v) => v.startsWith(w));
     if (!tokens.length) return { problem: "empty" };
     const last = tokens.length - 1;
     const unknown = tokens.filter((w, i) => !known(w) && !(i === last && inProgress(w)));
@@ -131,27 +194,41 @@
     const task = Object.keys(data.queries).find((t) => data.queries[t].includes(tokens[last]));
     if (!task) return { problem: "slot" };
     const query = last;
+    const coded = tokens.map((w) => data.grammar.codes[w] || " ").join("");
+    const roles = {};
+    for (const which of ["trained", "wider"]) {
+      const found = m.grammar[task][which].exec(coded);
+      if (!found) continue;
+      roles[which] = {};
+      for (const [role, at] of Object.entries(found.indices.groups)) if (at) roles[which][role] = at[0];
+    }
+    const parsed = roles.trained || roles.wider;
     const marks = {};
-    let answer = null;
+    let answer = null, why = null, count = 0;
     if (task === "agreement") {
-      const nouns = tokens.map((w, i) => (data.words[w].number ? i : -1)).filter((i) => i >= 0);
-      if (nouns.length) {
-        marks.subject = nouns[0];
-        if (nouns.length > 1) marks.distractor = nouns[nouns.length - 1];
-        answer = data.words[tokens[nouns[0]]].number;
+      if (parsed) {
+        marks.subject = parsed.subject;
+        if (parsed.distractor !== undefined) marks.distractor = parsed.distractor;
+        answer = data.words[tokens[parsed.subject]].number;
+      } else {
+        why = tokens.some((w) => data.words[w].number) ? "none" : "noun";
       }
     } else {
       const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
-      const two = people.slice(0, 2);
+      count = people.length;
+      const two = parsed ? [parsed.first, parsed.second] : people.slice(0, 2);
       const match = two.filter((i) => data.words[tokens[i]].refers === tokens[query]);
-      if (two.length === 2 && match.length === 1) {
+      if (parsed && match.length === 1) {
         marks.antecedent = match[0];
         marks.other = two.find((i) => i !== match[0]);
         answer = match[0] === two[0] ? "first" : "second";
+      } else {
+        why = people.length < 2 ? "people" : people.length > 2 ? "three" : parsed ? "both" : "none";
       }
-      marks.people = two;
+      marks.people = count > 2 && !parsed ? [] : two; // of three people, none is "the first of two"
     }
-    return { task, query, marks, answer };
+    const inside = Boolean(roles.trained) && answer !== null;
+    return { task, query, marks, answer, inside, why, count };
   }
 
   function gloss(data, tokens, sentence, prediction) {
@@ -251,6 +328,7 @@
 
     const builder = el("details", { class: "hx-builder" }, ui);
     el("summary", {}, builder).textContent = text.builder;
+    el("p", { class: "hx-grammar" }, builder).textContent = text.grammar;
     for (const group of data.groups) {
       const line = el("div", { class: "hx-words" }, builder);
       for (const word of group) {
@@ -271,6 +349,7 @@
     clear.textContent = text.clear;
     clear.addEventListener("click", () => setText(""));
 
+    const note = el("p", { class: "hx-note", hidden: "" }, ui); // the sentence is not of the trained kind
     const answer = el("p", { class: "hx-answer", role: "status" }, ui);
 
     // ---- The heads: the model view (choose one to see it large) and the switches -----------
@@ -280,6 +359,7 @@
     const toggles = [];
     const switches = [];
     const maps = [];
+    const bars = [];
     for (let h = 0; h < data.heads; h++) {
       const card = el("div", { class: "hx-card hx-h" + (h % COLOURS), "data-head": String(h) }, cards);
       const button = el("button", { type: "button", class: "hx-head hx-h" + (h % COLOURS), "data-head": String(h) }, card);
@@ -287,6 +367,10 @@
       el("span", { class: "hx-swatch", "aria-hidden": "true" }, title);
       title.appendChild(document.createTextNode(fill(text.head_n, { n: h })));
       maps.push(svg("svg", { class: "hx-map", "aria-hidden": "true", viewBox: "0 0 12 12" }, button));
+      const passes = el("p", { class: "hx-passes", "data-head": String(h) }, card);
+      el("span", { class: "hx-passes-text" }, passes);
+      el("span", { class: "hx-bar", "aria-hidden": "true" }, el("span", { class: "hx-bar-track", "aria-hidden": "true" }, passes));
+      bars.push(passes);
       button.addEventListener("click", () => {
         toggle(state.heads, h);
         draw();
@@ -317,15 +401,32 @@
       if (focus) input.focus(); // typing goes on; a tap on a word keeps the phone's keyboard down
     }
 
-    function offer(tokens, typed) {
+    function offer(tokens, typed, unknown) {
+      // the words that complete the one being typed; else, for each word the model does not
+      // know, the nearest one it does (a tap puts it in place)
       suggest.textContent = "";
-      const partial = typed && !/\s$/.test(typed) ? tokens[tokens.length - 1] : "";
-      if (!partial) return;
-      const found = Object.keys(data.words).filter((w) => w.startsWith(partial) && w !== partial).slice(0, SUGGESTIONS);
-      for (const word of found) {
+      const partial = isOpen(typed) ? tokens[tokens.length - 1] : "";
+      const found = partial
+        ? Object.keys(data.words).filter((w) => w.startsWith(partial) && w !== partial).slice(0, SUGGESTIONS)
+            .map((word) => [partial, word])
+        : [];
+      const completing = found.length > 0;
+      if (!completing) {
+        for (const word of unknown || []) {
+          const near = nearest(data, word);
+          if (near) found.push([word, near]);
+        }
+      }
+      for (const [typedWord, word] of found) {
         const button = el("button", { type: "button", class: "hx-suggestion", "data-word": word }, suggest);
         button.textContent = word;
-        button.addEventListener("click", () => setText(tokens.slice(0, -1).concat(word).join(" ") + " ", true));
+        button.addEventListener("click", () => {
+          // the word being typed is completed; an unknown word is replaced wherever it occurs
+          const done = completing
+            ? tokens.slice(0, -1).concat(word)
+            : tokens.map((w) => (w === typedWord ? word : w));
+          setText(done.join(" ") + (completing ? " " : ""), true);
+        });
         button.addEventListener("keydown", (event) => {
           const all = [...suggest.querySelectorAll("button")];
           const at = all.indexOf(button) + ({ ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] || 0);
@@ -343,10 +444,15 @@
       state.every = state.removed.size ? run(m, ids, state.sentence.task, new Set()) : state.result;
     }
 
+    function isOpen(typed) {
+      return /\p{L}$/u.test(typed || ""); // a letter last: the word may not be finished
+    }
+
     function update() {
       const tokens = words(input.value);
-      offer(tokens, input.value);
-      const found = analyse(data, m, tokens);
+      const found = analyse(data, m, tokens, isOpen(input.value));
+      offer(tokens, input.value, found.unknown);
+      const nearWords = [...suggest.querySelectorAll(".hx-suggestion")].map((b) => b.dataset.word);
       const chosen = data.examples.findIndex((e) => e.join(" ") === tokens.join(" "));
       select.value = chosen >= 0 ? String(chosen) : "";
       if (found.problem) {
@@ -356,6 +462,7 @@
             words: found.unknown ? join(found.unknown) : "", max: m.positions,
           }),
           slot ? text.hint_slot : "",
+          found.problem === "unknown" && nearWords.length ? fill(text.nearest, { words: join(nearWords) }) : "",
           state.tokens && found.problem !== "typing" ? text.still : "",
         ]);
         answer.classList.toggle("hx-stale", Boolean(state.tokens));
@@ -499,43 +606,67 @@
       draw();
     }
 
+    function label(k) {
+      // a word that occurs more than once carries its occurrence: "the₁", "the₂"
+      const tokens = state.tokens;
+      if (tokens.filter((w) => w === tokens[k]).length < 2) return tokens[k];
+      const nth = tokens.slice(0, k + 1).filter((w) => w === tokens[k]).length;
+      return tokens[k] + String(nth).replace(/\d/g, (d) => "₀₁₂₃₄₅₆₇₈₉"[d]);
+    }
+
     function describe(shown) {
       if (!shown.length) return text.summary_none;
-      if (state.chosen === null) return text.summary_all;
-      const q = state.chosen;
-      const tokens = state.tokens;
+      const q = state.pointed !== null ? state.pointed : state.chosen; // the row drawn
+      if (q === null) return text.summary_all;
       return shown.map((h) => {
         const row = state.result.weights[h][q];
         const top = row.map((w, k) => [w, k]).filter(([w]) => w > 0)
           .sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 3)
-          .map(([w, k]) => fill(text.summary_weight, { weight: w.toFixed(2), token: tokens[k] }));
+          .map(([w, k]) => fill(text.summary_weight, { weight: w.toFixed(2), token: label(k) }));
         const weights = join(top);
-        return fill(text.summary, { head: h, token: tokens[q], weights });
+        return fill(text.summary, { head: h, token: label(q), weights });
       }).reduce((said, next) => sentences([said, next]));
     }
 
+    // The sentence's kind (a note where the model never saw it), the correct answer or why
+    // there is none, the prediction marked right or wrong, and what switching heads off did.
     function verdict() {
       const { sentence, tokens } = state;
       const now = predicted(state.result);
-      const people = (sentence.marks.people || []).length;
+      const mark = (c) => (sentence.answer ? (c === sentence.answer ? "right" : "wrong") : "none");
+      const said = { right: text.right, wrong: text.wrong, none: "" };
+      const why = { noun: text.answer_noun, none: text.answer_none, both: text.answer_both };
       const parts = [sentence.answer
         ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) })
-        : sentence.task === "agreement" && sentence.marks.subject === undefined ? text.answer_noun
-          : sentence.task === "pronoun" && people < 2 ? fill(text.answer_people, { n: people })
-            : text.answer_none];
+        : why[sentence.why] || fill(text.answer_people, { n: sentence.count })];
       const off = [...state.removed].sort((a, b) => a - b);
       if (!off.length) {
-        parts.push(fill(text.predicts, { prediction: value(sentence, now.c, tokens), p: now.p }));
+        parts.push(fill(text.predicts, { prediction: value(sentence, now.c, tokens), p: now.p }), said[mark(now.c)]);
       } else {
         const before = predicted(state.every);
         parts.push(fill(text.predicts_without, {
           heads: list(off), prediction: value(sentence, now.c, tokens), p: now.p,
           before: value(sentence, before.c, tokens), p_before: before.p,
-        }));
-        if (before.c !== now.c) parts.push(fill(text.flipped, { heads: list(off) }));
+        }), said[mark(now.c)]);
+        const change = { right: "flipped_fixes", wrong: "flipped_breaks", none: "flipped" }[mark(now.c)];
+        if (before.c !== now.c) parts.push(fill(text[change], { heads: list(off) }));
+        // heads that pass on (nearly) nothing are all that is left: the readout sees the query
+        // word and its position, whatever the other words
+        const passes = state.every.passes, most = Math.max(...passes);
+        const left = passes.filter((_, h) => !state.removed.has(h));
+        if (!left.length || Math.max(...left) < NOTHING * most) {
+          parts.push(fill(text.nothing_left, {
+            token: tokens[tokens.length - 1], left: left.length ? String(Number(Math.max(...left).toPrecision(2))) : "0",
+            half: (1 / data.model.classes[sentence.task].length).toFixed(1),
+          }));
+        }
       }
+      note.textContent = sentence.inside ? "" : text["outside_" + sentence.task];
+      note.hidden = sentence.inside;
       answer.dataset.prediction = now.c;
       answer.dataset.probability = now.p;
+      answer.dataset.verdict = mark(now.c);
+      answer.dataset.inside = String(sentence.inside);
       return sentences(parts);
     }
 
@@ -573,6 +704,13 @@
         group.setAttribute("aria-pressed", String(i === state.chosen));
         group.setAttribute("tabindex", i === (state.chosen === null ? 0 : state.chosen) ? "0" : "-1");
         group.classList.toggle("hx-row", i === row);
+      });
+      const passes = state.every.passes, most = Math.max(...passes, 1e-9);
+      bars.forEach((bar, h) => {
+        const said = fill(text.passes_on, { value: passes[h] < 0.01 ? String(Number(passes[h].toPrecision(2))) : passes[h].toFixed(2) });
+        if (bar.firstChild.textContent !== said) bar.firstChild.textContent = said;
+        bar.querySelector(".hx-bar").style.width = `${(100 * passes[h]) / most}%`;
+        bar.dataset.passes = String(passes[h]);
       });
       toggles.forEach((button, h) => {
         button.setAttribute("aria-pressed", String(state.heads.has(h)));

@@ -32,6 +32,7 @@ import base64
 import copy
 import json
 import random
+import re
 import struct
 import time
 
@@ -187,6 +188,67 @@ for s in [*train_set.values(), *held_out.values()]:
     if s["tokens"][s["query"]] == "they":
         women = s["tokens"][s["marks"]["antecedent"]] in WOMEN
         assert gloss(s)[s["query"]] == ("她们" if women else "他们")
+
+# %%
+# The grammar, written once
+# -------------------------
+#
+# The two kinds of sentence as data: each word's categories, and a pattern per task over
+# them, in which ``(?<role>...)`` names the words the answer depends on. The first pattern is
+# what the generator writes, and so all the model is trained on (every sentence above
+# matches it, with the same marks: asserted). The second is wider: what a reader can also
+# build whose answer English still decides (a person as the subject, several adjectives or
+# none, no "the", a phrase before the subject or none after it). The site's head explorer
+# reads both, and says of every sentence whether the model was trained on its kind.
+
+CATEGORIES = {
+    "THE": ["the"], "ADJ": ADJECTIVES, "AGE": AGES, "THING": [n for pair in THINGS for n in pair],
+    "PERSON": [n for p in PEOPLE for n in p[:2]], "PREP": PREPOSITIONS, "VERB": VERBS,
+    "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"],
+}  # fmt: skip
+PATTERNS = {  # task: (the generator's, the wider one)
+    "agreement": (
+        "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
+        "(?:PREP THE? (?:ADJ|AGE)* (?:THING|PERSON))? THE? (?:ADJ|AGE)* (?<subject>THING|PERSON) "
+        + "(?:PREP THE? (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
+    ),
+    "pronoun": (
+        "THE AGE? (?<first>PERSON) VERB THE AGE? (?<second>PERSON) CONJ PRONOUN",
+        "THE? (?:ADJ|AGE)* (?<first>PERSON) VERB THE? (?:ADJ|AGE)* (?<second>PERSON) CONJ PRONOUN",
+    ),
+}
+WORDS = sorted({word for words in CATEGORIES.values() for word in words})
+CODES = {word: chr(0x100 + i) for i, word in enumerate(WORDS)}  # a word: one character
+
+
+def compiled(pattern):
+    """The pattern as a regular expression over the words' codes (JavaScript's syntax)."""
+    classes = {name: "[" + "".join(CODES[w] for w in words) + "]" for name, words in CATEGORIES.items()}  # fmt: skip
+    return re.sub(r"[A-Z]+", lambda found: classes[found[0]], pattern).replace(" ", "")
+
+
+GRAMMAR = {task: dict(zip(("trained", "wider"), map(compiled, both), strict=True)) for task, both in PATTERNS.items()}  # fmt: skip
+
+
+def parse(tokens, task, which="trained"):
+    """The words the pattern names (role: index), or None if the sentence is not of its kind."""
+    pattern = GRAMMAR[task][which].replace("(?<", "(?P<")  # Python's named groups
+    found = re.fullmatch(pattern, "".join(CODES.get(word, " ") for word in tokens))
+    return found and {role: found.start(role) for role, at in found.groupdict().items() if at}
+
+
+for s in [*train_set.values(), *held_out.values()]:
+    roles = parse(s["tokens"], s["task"])
+    if s["task"] == "pronoun":  # the first and second person, whichever the pronoun refers to
+        first = s["marks"]["antecedent" if s["answer"] == "first" else "other"]
+        second = s["marks"]["other" if s["answer"] == "first" else "antecedent"]
+        assert roles == {"first": first, "second": second}
+    else:
+        assert roles == s["marks"]
+keys = ["the", "big", "red", "keys", "near", "the", "old", "box", "is/are"]
+assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["subject"] == 3
+fronted = ["near", "the", "boxes", "the", "key", "is/are"]
+assert parse(fronted, "agreement", "wider") == {"subject": 4}
 
 # %%
 # As tensors
@@ -513,8 +575,9 @@ assert spread  # some seed, without the price, keeps agreement after any one rem
 # **Figure.** The agreement head from the verb slot of two held-out sentences, the first with
 # a plural subject and the first with a singular one: each line goes to a word the head
 # attends to, its opacity the weight. The subject is in bold, the distractor in italics. The
-# site's head explorer draws the same view for every head and word of any sentence the
-# reader writes, running the model itself (below); these held-out sentences are its examples.
+# site's head explorer (:ref:`explore-the-heads`, on the page "What heads learn") draws the
+# same view for every head and word of any sentence the reader writes, running the model
+# itself; these held-out sentences are its examples.
 
 EXPLORER = [s for s in test_items if s["task"] == "agreement"][:8]
 EXPLORER += [s for s in test_items if s["task"] == "pronoun"][:6]
@@ -669,6 +732,88 @@ print(f"removing head {unused['heads']} moves a probability by at most {unused['
 assert unused["moved"] < 0.01 and unused["norm"] < 0.01 < unused["needed_norm"]
 
 # %%
+# Sentences a reader can build
+# ----------------------------
+#
+# The explorer's word builder offers every word, so a reader can build sentences of kinds the
+# generator never writes. Here are some of each kind: two adjectives, a person as the subject,
+# no "the", a phrase before the subject, no phrase at all, and, for the pronoun, a third
+# person, two people the pronoun both fits, or words in any order. With them, sentences the
+# generator writes. The site's tests run the page on all of them: those of the generator's
+# kind must get its answer, and every other one the page's note that the model never saw
+# such a sentence. On the generator's kind, the model must be right nearly always.
+
+KINDS = ["adjectives", "person", "bare", "fronted", "short", "three", "both", "words"]
+
+
+def phrase(rng):
+    """A prepositional phrase of the generator's: a preposition and a thing."""
+    return [rng.choice(PREPOSITIONS), *noun_phrase(rng, rng.choice(THINGS)[rng.randrange(2)], ADJECTIVES)[0]]  # fmt: skip
+
+
+def outside(rng, kind):
+    """A sentence of ``kind``, which the generator never writes, and its answer where English
+    decides one (else None)."""
+    number = rng.randrange(2)
+    subject, answer = rng.choice(THINGS)[number], CLASSES["agreement"][number]
+    if kind == "adjectives":
+        tokens = ["the", *rng.sample(ADJECTIVES, 2), subject, *phrase(rng), VERB_SLOT]
+    elif kind == "person":
+        person = rng.choice(PEOPLE)[number]
+        tokens = [*noun_phrase(rng, person, AGES)[0], *phrase(rng), VERB_SLOT]
+    elif kind == "bare":
+        s = agreement(rng)
+        tokens, answer = [w for w in s["tokens"] if w != "the"], s["answer"]
+    elif kind == "fronted":
+        tokens = [*phrase(rng), *noun_phrase(rng, subject, ADJECTIVES)[0], VERB_SLOT]
+    elif kind == "short":
+        tokens = [*noun_phrase(rng, subject, ADJECTIVES)[0], VERB_SLOT]
+    elif kind == "three":  # the first person has a companion: "the boy with the girl met ..."
+        s = pronoun(rng)
+        first_end = s["tokens"].index(next(w for w in s["tokens"] if w in VERBS))
+        extra = [rng.choice(["with", "near"]), "the", rng.choice(PEOPLE)[rng.randrange(2)]]
+        tokens, answer = [*s["tokens"][:first_end], *extra, *s["tokens"][first_end:]], None
+    elif kind == "both":  # two people the pronoun fits alike
+        a, b = rng.choice(PEOPLE), rng.choice(PEOPLE)
+        while (a[2] == "he") != (b[2] == "he"):
+            b = rng.choice(PEOPLE)
+        plural = rng.randrange(2)
+        tokens = ["the", a[plural], rng.choice(VERBS), "the", b[plural], rng.choice(CONJUNCTIONS)]
+        tokens, answer = [*tokens, "they" if plural else a[2]], None
+    else:  # words in any order, ending with a word the model answers for
+        tokens = [*rng.choices(VOCAB[1:], k=rng.randrange(2, 9)), rng.choice([VERB_SLOT, "he", "she", "they"])]  # fmt: skip
+        answer = None
+    task = "agreement" if tokens[-1] == VERB_SLOT else "pronoun"
+    return {"task": task, "tokens": tokens, "inside": False, "answer": answer, "kind": kind}
+
+
+def read_from(s):
+    """Whether ``s`` is of the generator's kind, and its answer, as the grammar gives them."""
+    trained, wider = (parse(s["tokens"], s["task"], which) for which in ("trained", "wider"))
+    roles = trained or wider
+    if not roles:
+        return False, None
+    if s["task"] == "agreement":
+        return bool(trained), NUMBER[s["tokens"][roles["subject"]]]
+    fits = [c for c in CLASSES["pronoun"] if REFERS[s["tokens"][roles[c]]] == s["tokens"][-1]]
+    return bool(trained) and len(fits) == 1, fits[0] if len(fits) == 1 else None
+
+
+rng = random.Random(41)
+samples = [{**s, "inside": True} for s in sentences(600, rng).values()]
+while len(samples) < 1000:
+    s = outside(rng, KINDS[len(samples) % len(KINDS)])
+    if len(s["tokens"]) <= T and read_from(s) == (False, s["answer"]):
+        samples.append(s)  # "words in any order" that happen to make a sentence are drawn again
+assert all(read_from(s) == (True, s["answer"]) for s in samples[:600])
+with torch.no_grad():
+    inside = [s for s in samples if s["inside"]]
+    on_kind = (model(*batch(inside)[:3])[0].argmax(-1) == batch(inside)[3]).float().mean().item()
+print(f"{len(inside)} sentences of the generator's kind, {len(samples) - len(inside)} of others")
+print(f"the model is right on {on_kind:.3f} of the generator's kind")
+assert on_kind >= 0.99
+
+# %%
 # The explorer's data: the model, its words, example sentences, the suggestions and the
 # measurements of this page. The docs build saves the dictionary named
 # ``head_explorer_data`` as JSON for the site's head explorer and tables, and
@@ -683,6 +828,7 @@ head_explorer_data = {
     "queries": QUERIES,
     "words": words,
     "groups": GROUPS,
+    "grammar": {"codes": CODES, "patterns": GRAMMAR, "accuracy": on_kind},
     "examples": [s["tokens"] for s in EXPLORER],
     "try": to_try,
     "unused": unused,
@@ -717,7 +863,8 @@ head_explorer_parity = {
             "logits": [parity_logits[i].tolist(), *(w[i].tolist() for w in without)],
         }
         for i, s in enumerate(PARITY)
-    ]
+    ],
+    "samples": samples,  # the sentences a reader can build, with the generator's answers
 }
 flipped = sum(
     int(w[i].argmax() != parity_logits[i].argmax()) for w in without for i in range(len(PARITY))
