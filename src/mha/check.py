@@ -58,7 +58,7 @@ import torch
 from torch import Tensor
 
 from mha import functional as _functional
-from mha._validation import resolve_language
+from mha._validation import language, resolve_language, say
 
 __all__ = ["Report", "attention", "merge_heads", "split_heads"]
 
@@ -482,9 +482,10 @@ def _fix_code(step: str, mistake: _Mistake, fn: Callable, names: dict[str, str])
 def _check(
     step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe: str, axes
 ) -> Report:
-    if not callable(fn):
-        raise TypeError(f"expected fn to be a callable (your function), got {type(fn).__name__}")
     lang = resolve_language(lang)
+    if not callable(fn):
+        with language(lang):
+            raise TypeError(say("callable", type=type(fn).__name__))
     text, zh = _TEXT[lang], lang == "zh_CN"
     name = getattr(fn, "__name__", type(fn).__name__)
     for seed in SEEDS:
