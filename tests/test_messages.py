@@ -33,13 +33,13 @@ CALLS = [
     ("check_heads", lambda: mha.check_heads(64, 6), mha.errors.ValueAssertionError,
      ("embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 (64 / 6 = "
      "10.67); head counts that divide 64: 1, 2, 4, 8, 16, 32, 64"),
-     ("模型维度 embed_dim 必须能被头数 num_heads 整除，实际为 embed_dim=64、num_heads=6（64 / 6 = "
+     ("头数 num_heads 应能整除模型维度 embed_dim，当前 embed_dim=64、num_heads=6（64 / 6 = "
      "10.67）；能整除 64 的头数：1, 2, 4, 8, 16, 32, 64")),
     ("check_heads-many", lambda: mha.check_heads(5000, 7), ValueError,
      "head counts that divide 5000 (up to 1024): 1, 2, 4, 5,",
      "能整除 5000 的头数（列到 1024 为止）：1, 2, 4, 5,"),
     ("module", lambda: mha.MultiHeadAttention(64, 6), AssertionError,
-     "embed_dim must be divisible by num_heads", "必须能被头数 num_heads 整除"),
+     "embed_dim must be divisible by num_heads", "头数 num_heads 应能整除模型维度 embed_dim"),
     ("bool", lambda: mha.check_heads(64, True), TypeError,
      "expected num_heads to be an int, got bool (True)", "num_heads 应为 int，实际为 bool（True）"),
     ("int", lambda: mha.check_heads(64, 1.5), TypeError,
@@ -51,8 +51,8 @@ CALLS = [
      ("split_heads expected the last dimension of x to be divisible by num_heads=8, got x of "
      "shape (2, 5, 60) (last dimension 60); project to a width that 8 divides, or use one of "
      "the head counts that divide 60: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60"),
-     ("split_heads 要求 x 的最后一个维度能被 num_heads=8 整除，实际 x 的形状为 (2, 5, 60)（最后一个"
-     "维度为 60）；请投影到能被 8 整除的维度，或者换一个头数（能整除 60 的头数：1, 2, 3, 4, 5, 6, "
+     ("split_heads 的 num_heads=8 应能整除 x 的最后一个维度，当前 x 的形状为 (2, 5, 60)（最后一个"
+     "维度为 60）；请投影到 8 能整除的维度，或者换一个头数（能整除 60 的头数：1, 2, 3, 4, 5, 6, "
      "10, 12, 15, 20, 30, 60）")),
     ("split_heads-dim", lambda: mha.split_heads(torch.zeros(2, 60), 8), ValueError,
      "expected x to be 3-D with layout (B, L, E), got a 2-D tensor of shape (2, 60)",
@@ -99,7 +99,7 @@ CALLS = [
 # (id, the command line, a piece of its usage error in English, in Chinese)
 CLI = [
     ("heads", ["--heads", "6"], "python -m mha: error: embed_dim must be divisible by num_heads",
-     "python -m mha：错误：模型维度 embed_dim 必须能被头数 num_heads 整除"),
+     "python -m mha：错误：头数 num_heads 应能整除模型维度 embed_dim"),
     ("int", ["--batch", "x"], "python -m mha: error: argument --batch: expected an int, got 'x'",
      "python -m mha：错误：参数 --batch：应为整数，实际为 'x'"),
     ("lang", ["--lang", "fr"], "argument --lang: expected one of en, zh_CN, got fr",

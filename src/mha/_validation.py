@@ -121,7 +121,7 @@ MESSAGES = {
             "num_heads={num_heads} ({embed_dim} / {num_heads} = {ratio:.4g}); {counts}"
         ),
         (
-            "模型维度 embed_dim 必须能被头数 num_heads 整除，实际为 embed_dim={embed_dim}、"
+            "头数 num_heads 应能整除模型维度 embed_dim，当前 embed_dim={embed_dim}、"
             "num_heads={num_heads}（{embed_dim} / {num_heads} = {ratio:.4g}）；{counts}"
         ),
     ),
@@ -132,8 +132,8 @@ MESSAGES = {
             "divides, or use one of the {counts}"
         ),
         (
-            "split_heads 要求 x 的最后一个维度能被 num_heads={num_heads} 整除，实际 x 的形状为 "
-            "{shape}（最后一个维度为 {last}）；请投影到能被 {num_heads} 整除的维度，或者换一个头数"
+            "split_heads 的 num_heads={num_heads} 应能整除 x 的最后一个维度，当前 x 的形状为 "
+            "{shape}（最后一个维度为 {last}）；请投影到 {num_heads} 能整除的维度，或者换一个头数"
             "（{counts}）"
         ),
     ),
