@@ -121,9 +121,9 @@ def split_permute_all(x, num_heads):  # the same axes reversed, without the warn
 # (check, mistake id, learner function, a piece of the fix the report must show)
 MISTAKES = [
     (check.split_heads, "view_without_transpose",
-     lambda x, h: x.view(x.shape[0], h, x.shape[1], -1), "x.view(B, L, H, D).transpose(1, 2)"),
+     lambda x, h: x.view(x.shape[0], h, x.shape[1], -1), "x.view(B, L, h, E // h).transpose(1, 2)"),
     (check.split_heads, "view_without_transpose",
-     lambda x, h: x.view(*x.shape[:2], h, -1), "x.view(B, L, H, D).transpose(1, 2)"),
+     lambda x, h: x.view(*x.shape[:2], h, -1), "x.view(B, L, h, E // h).transpose(1, 2)"),
     (check.split_heads, "transpose_wrong_axes",
      lambda x, h: x.view(*x.shape[:2], h, -1).transpose(1, 3), ".transpose(1, 2)"),
     (check.split_heads, "transpose_wrong_axes",
@@ -135,7 +135,7 @@ MISTAKES = [
     (check.merge_heads, "view_without_transpose",
      lambda x: x.reshape(x.shape[0], x.shape[2], -1), "x.transpose(1, 2).contiguous().view("),
     (check.merge_heads, "view_after_transpose",
-     lambda x: x.transpose(1, 2).view(x.shape[0], x.shape[2], -1), ".reshape(B, L, H * D)"),
+     lambda x: x.transpose(1, 2).view(x.shape[0], x.shape[2], -1), ".contiguous().view(B, L, H * D)"),
     (check.merge_heads, "transpose_wrong_axes",
      lambda x: x.transpose(1, 3).reshape(x.shape[0], x.shape[2], -1), "x.transpose(1, 2)"),
     (check.merge_heads, "transpose_wrong_axes",
@@ -143,9 +143,9 @@ MISTAKES = [
     (check.merge_heads, "view_wrong_size",
      lambda x: x.transpose(1, 2).reshape(2, 5, 64), "B, H, L, D = x.shape"),
     (check.attention, "no_scale",
-     _attend_with(lambda q, k: _scores(q, k, 1.0).softmax(-1)), "/ math.sqrt(d_k)"),
+     _attend_with(lambda q, k: _scores(q, k, 1.0).softmax(-1)), "/ math.sqrt(q.shape[-1])"),
     (check.attention, "scale_by_d_k",
-     _attend_with(lambda q, k: _scores(q, k, 1 / q.shape[-1]).softmax(-1)), "/ math.sqrt(d_k)"),
+     _attend_with(lambda q, k: _scores(q, k, 1 / q.shape[-1]).softmax(-1)), "/ math.sqrt(q.shape[-1])"),
     (check.attention, "softmax_wrong_axis",
      _attend_with(lambda q, k: _scores(q, k, q.shape[-1] ** -0.5).softmax(-2)), "softmax(dim=-1)"),
     (check.attention, "softmax_wrong_axis",
@@ -160,9 +160,9 @@ MISTAKES = [
      lambda q, k, v: (attend_manual(q, k, v)[0], attend_manual(q, k, v)[1].mean(1, True)),
      "(B, H, L, S)"),
     (check.attention, "swapped_outputs",
-     lambda q, k, v: attend_manual(q, k, v)[::-1], "return output, weights"),
+     lambda q, k, v: attend_manual(q, k, v)[::-1], "return weights @ v, weights"),
     (check.attention, "weights_not_returned",
-     lambda q, k, v: attend_manual(q, k, v)[0], "return output, weights"),
+     lambda q, k, v: attend_manual(q, k, v)[0], "return weights @ v, weights"),
 ]  # fmt: skip
 MISTAKE_IDS = [f"{c.__name__}-{m}-{i}" for i, (c, m, _, _) in enumerate(MISTAKES)]
 
@@ -190,13 +190,13 @@ def split_no_return_with_dot_t(x, num_heads):  # two mistakes: the missing retur
 # (check, learner function, what it returned in words (en, zh), the fix's return line)
 NO_RETURN = [
     (check.split_heads, split_no_return, ("Tensor", "Tensor"),
-     "return x.view(B, L, H, D).transpose(1, 2)"),
+     "    return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)"),
     (check.split_heads, split_no_return_with_dot_t, ("Tensor", "Tensor"),
-     "return x.view(B, L, H, D).transpose(1, 2)"),
+     "    return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)"),
     (check.merge_heads, merge_no_return, ("Tensor", "Tensor"),
-     "return x.transpose(1, 2).reshape(B, L, H * D)"),
+     "    return x.transpose(1, 2).reshape(B, L, H * D)"),
     (check.attention, attend_no_return, ("(output, weights)", "(output, weights)"),
-     "return output, weights"),
+     "    return weights @ v, weights"),
 ]  # fmt: skip
 
 # wrong in a way no known mistake explains: "differs", never a misnamed mistake
@@ -352,8 +352,15 @@ def test_a_forgotten_return_is_named(run, fn, returned, fix):
         "错误：没有 return：函数算出了结果，却返回了 None。",
         f"实际情况：应为 {returned[1]}，实际为 None",
     ]
-    assert f"Fix: end the function with return and the result, e.g. {fix};" in str(report_en)
-    assert f"修复：在函数最后写上 return，把结果交出来，例如 {fix}；" in str(report_zh)
+    assert str(report_en).splitlines()[3] == (
+        "Fix: end the function with return and the result; a Python function that ends without "
+        "return returns None. In your function, replace the wrong line with:"
+    )
+    assert str(report_zh).splitlines()[3] == (
+        "修复：在函数最后写上 return，把结果交出来；函数里没有 return 时，Python 返回的就是 None。"
+        "在你的函数里，把出错的那一行换成："
+    )
+    assert str(report_en).splitlines()[-1] == str(report_zh).splitlines()[-1] == fix
 
 
 @pytest.mark.parametrize("fn", [split_dot_t, split_permute_all])
@@ -369,13 +376,22 @@ def test_dot_t_in_split_heads_is_named(fn):
     else:
         assert en.pop(1) == "What happened: expected shape (2, 3, 5, 4), got (4, 3, 5, 2)"
         assert zh.pop(1) == "实际情况：形状应为 (2, 3, 5, 4)，实际为 (4, 3, 5, 2)"
+    code = [
+        "    B, L, E = x.shape",
+        "    return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)",
+    ]
     assert en == [
         "Mistake: .T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B)).",
-        "Fix: swap only axes 1 and 2 (L and H): x.view(B, L, H, D).transpose(1, 2)",
+        (
+            "Fix: swap only axes 1 and 2 (L and H) with transpose(1, 2). In your function, "
+            "replace the wrong line with:"
+        ),
+        *code,
     ]
     assert zh == [
         "错误：对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）。",
-        "修复：只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
+        "修复：用 transpose(1, 2) 只交换第 1 维和第 2 维（L 和 H）。在你的函数里，把出错的那一行换成：",
+        *code,
     ]
 
 
@@ -444,8 +460,9 @@ def test_chinese_messages_for_every_mistake(run, mistake, fn, fix):
 
 def test_both_languages_cover_the_same_mistakes():
     for m in (*check._MISTAKES, check._RAISES, check._NO_RETURN, check._DIFFERS):
-        assert m.title_en and m.fix_en and not CJK.search(m.title_en + m.fix_en)
-        assert CJK.search(m.title_zh) and CJK.search(m.fix_zh), m.id
+        assert m.title_en and m.hint_en and not CJK.search(m.title_en + m.hint_en)
+        assert CJK.search(m.title_zh) and CJK.search(m.hint_zh), m.id
+        assert re.findall(r"\{\w+\}", m.hint_en) == re.findall(r"\{\w+\}", m.hint_zh), m.id
     assert set(check._TEXT["en"]) == set(check._TEXT["zh_CN"])
 
 
@@ -481,7 +498,7 @@ def test_report_shows_in_full_in_a_notebook():
     printer = Printer()
     report._repr_pretty_(printer, cycle=False)
     assert printer.printed == [str(report)]
-    assert str(report).count("\n") == 3
+    assert str(report).count("\n") == 5  # bad, mistake, what happened, fix and its two lines
     with pytest.raises(AttributeError):
         report.ok = True
 
@@ -496,3 +513,161 @@ def test_inputs_and_global_rng_are_left_alone():
     assert check.split_heads(noisy_in_place).mistake == "differs"
     assert check.split_heads(split_view_transpose).ok
     assert torch.equal(torch.get_rng_state(), state)
+
+
+# ---------------------------------------------------------------------------
+# Every printed fix runs as printed, in the learner's own names
+# ---------------------------------------------------------------------------
+
+# (check, mistake id, the function's body: the line marked "# wrong" makes the mistake). {x},
+# {h}, {q}, {k}, {v} are the learner's parameter names, {sqrt} how their module takes a root.
+_SPLIT_SIZES = "B, L, E = {x}.shape"
+_MERGE_SIZES = "B, H, L, D = {x}.shape"
+_SCORES = "scores = {q} @ {k}.transpose(-2, -1) / {sqrt}"
+_WEIGHTS = "weights = torch.softmax(scores, dim=-1)"
+_RETURN = "return weights @ {v}, weights"
+BODIES = [
+    (check.split_heads, "view_without_transpose",
+     (_SPLIT_SIZES, "return {x}.view(B, {h}, L, E // {h})  # wrong")),
+    (check.split_heads, "transpose_wrong_axes",
+     (_SPLIT_SIZES, "return {x}.view(B, L, {h}, E // {h}).transpose(1, 3)  # wrong")),
+    (check.split_heads, "transpose_all_axes",
+     (_SPLIT_SIZES, "return {x}.view(B, L, {h}, E // {h}).T  # wrong")),
+    (check.split_heads, "view_wrong_size",  # page 4's my_split_heads
+     ("return {x}.view(2, 5, {h}, 8).transpose(1, 2)  # wrong",)),
+    (check.split_heads, "no_return",
+     (_SPLIT_SIZES, "{x}.view(B, L, {h}, E // {h}).transpose(1, 2)  # wrong")),
+    (check.merge_heads, "view_without_transpose",
+     (_MERGE_SIZES, "return {x}.view(B, L, H * D)  # wrong")),
+    (check.merge_heads, "view_after_transpose",
+     (_MERGE_SIZES, "return {x}.transpose(1, 2).view(B, L, H * D)  # wrong")),
+    (check.merge_heads, "transpose_wrong_axes",
+     (_MERGE_SIZES, "return {x}.transpose(1, 3).reshape(B, L, H * D)  # wrong")),
+    (check.merge_heads, "view_wrong_size",
+     ("return {x}.transpose(1, 2).reshape(2, 5, 64)  # wrong",)),
+    (check.merge_heads, "no_return",
+     (_MERGE_SIZES, "{x}.transpose(1, 2).reshape(B, L, H * D)  # wrong")),
+    (check.attention, "transpose_all_axes",
+     ("scores = {q} @ {k}.T / {sqrt}  # wrong", _WEIGHTS, _RETURN)),
+    (check.attention, "no_scale",
+     ("scores = {q} @ {k}.transpose(-2, -1)  # wrong", _WEIGHTS, _RETURN)),
+    (check.attention, "scale_by_d_k",
+     ("scores = {q} @ {k}.transpose(-2, -1) / {q}.shape[-1]  # wrong", _WEIGHTS, _RETURN)),
+    (check.attention, "softmax_wrong_axis",
+     (_SCORES, "weights = torch.softmax(scores, dim=-2)  # wrong", _RETURN)),
+    (check.attention, "weights_averaged",
+     (_SCORES, _WEIGHTS, "return weights @ {v}, weights.mean(1)  # wrong")),
+    (check.attention, "swapped_outputs",
+     (_SCORES, _WEIGHTS, "return weights, weights @ {v}  # wrong")),
+    (check.attention, "weights_not_returned",
+     (_SCORES, _WEIGHTS, "return weights @ {v}  # wrong")),
+    (check.attention, "no_return",
+     (_SCORES, _WEIGHTS, "output = weights @ {v}  # wrong")),
+]  # fmt: skip
+# the learner's names: the lesson's and others
+NAMES = {
+    check.split_heads: [("x", "num_heads"), ("tokens", "h")],
+    check.merge_heads: [("x",), ("heads",)],
+    check.attention: [("q", "k", "v"), ("query", "key", "value")],
+}
+# parameters named as the fix's own locals (B, H, weights, scores): the fix renames its locals
+COLLIDING = [
+    (check.split_heads, "view_wrong_size",
+     ("return {x}.view(2, 5, {h}, 8).transpose(1, 2)  # wrong",), ("L", "B")),
+    (check.merge_heads, "view_wrong_size",
+     ("return {x}.transpose(1, 2).reshape(2, 5, 64)  # wrong",), ("H",)),
+    (check.attention, "no_scale",
+     ("w = torch.softmax({q} @ {k}.transpose(-2, -1), dim=-1)  # wrong", "return w @ {v}, w"),
+     ("weights", "scores", "v")),
+]  # fmt: skip
+
+
+def _learner_function(body: tuple[str, ...], params: tuple[str, ...], with_math: bool):
+    """The learner's function as source text, and it defined in a fresh module namespace."""
+    names = dict(zip(("x", "h") if len(params) < 3 else ("q", "k", "v"), params, strict=False))
+    q = names.get("q", "q")
+    sqrt = f"math.sqrt({q}.shape[-1])" if with_math else f"{q}.shape[-1] ** 0.5"
+    lines = [f"    {line.format(sqrt=sqrt, **names)}" for line in body]
+    return f"def learners_function({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+
+
+def _define(source: str, with_math: bool):
+    namespace = {"torch": torch} | ({"math": math} if with_math else {})
+    exec(compile(source, "<learner>", "exec"), namespace)  # noqa: S102 - the learner's cell
+    return namespace["learners_function"]
+
+
+def _printed_fix(report) -> list[str]:
+    """The lines of code the report prints under its Fix line (indented by four spaces)."""
+    lines = str(report).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(("Fix: ", "修复：")))
+    code = lines[start + 1 :]
+    assert code, str(report)
+    assert all(line.startswith("    ") for line in code), str(report)
+    return code
+
+
+def _cases():
+    for run, mistake, body in BODIES:
+        for params in NAMES[run]:
+            for with_math in (True, False) if run is check.attention else (True,):
+                yield pytest.param(
+                    run, mistake, body, params, with_math,
+                    id=f"{run.__name__}-{mistake}-{'-'.join(params)}{'' if with_math else '-no-math'}",
+                )  # fmt: skip
+    for run, mistake, body, params in COLLIDING:
+        yield pytest.param(
+            run, mistake, body, params, False, id=f"{run.__name__}-{'-'.join(params)}"
+        )
+
+
+def test_every_mistake_has_a_function_to_fix():
+    steps = {check.split_heads: "split_heads", check.merge_heads: "merge_heads"}
+    covered = {(steps.get(run, "attention"), mistake) for run, mistake, _ in BODIES}
+    known = {(m.step, m.id) for m in check._MISTAKES}
+    assert covered == known | {(step, "no_return") for step in {*steps.values(), "attention"}}
+
+
+@pytest.mark.parametrize(("run", "mistake", "body", "params", "with_math"), list(_cases()))
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_the_printed_fix_runs_as_printed(run, mistake, body, params, with_math, lang):
+    """The learner's function with the mistake; its wrong line replaced by the lines the report
+    prints, as printed: the check passes it."""
+    source = _learner_function(body, params, with_math)
+    report = run(_define(source, with_math), lang=lang)
+    assert report.mistake == mistake, str(report)
+    code = _printed_fix(report)
+    assert report.fix == "\n".join(line.removeprefix("    ") for line in code)
+    wrong = next(line for line in source.splitlines() if line.endswith("# wrong"))
+    fixed = source.replace(wrong, "\n".join(code))
+    after = run(_define(fixed, with_math), lang=lang)
+    assert after.ok, f"{source}\n{report}\n\n{fixed}\n{after}"
+    for name in {"x", "num_heads", "q", "k", "v"} - set(params):  # none of the default names
+        assert not re.search(rf"\b{name}\b", "\n".join(code).split("#")[0]), code
+
+
+def test_page_4s_fix_names_num_heads():
+    """The issue's case: a split with the lesson's sizes written out, reported in full."""
+    source = _learner_function(BODIES[3][2], ("x", "num_heads"), with_math=False)
+    report = check.split_heads(_define(source, False), lang="en")
+    assert str(report).splitlines()[3:] == [
+        (
+            "Fix: read the sizes from the tensor instead of writing them out, and the width of a "
+            "head from num_heads. In your function, replace the wrong line with:"
+        ),
+        "    B, L, E = x.shape",
+        "    return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)",
+    ]
+
+
+@pytest.mark.parametrize(("run", "mistake", "fn", "fix"), MISTAKES, ids=MISTAKE_IDS)
+def test_without_the_fix_the_mistake_is_named_and_hinted(run, mistake, fn, fix):
+    """``fix=False``, for an exercise: the mistake and a hint in words, no line of the fix."""
+    for lang, hint in (("en", "Hint: "), ("zh_CN", "提示：")):
+        full, bare = run(fn, lang=lang), run(fn, lang=lang, fix=False)
+        assert bare.mistake == full.mistake == mistake
+        assert bare.fix is None and full.fix
+        assert str(bare).splitlines()[:3] == str(full).splitlines()[:3]
+        assert len(str(bare).splitlines()) == 4
+        assert str(bare).splitlines()[3].startswith(hint)
+        assert all(line not in str(bare) for line in full.fix.splitlines())

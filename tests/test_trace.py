@@ -137,4 +137,10 @@ def test_cli_takes_the_language(capsys, monkeypatch: pytest.MonkeyPatch) -> None
     assert "split heads" in run("--lang", "en")
     with pytest.raises(SystemExit) as refused:
         main(["--lang", "fr"])
-    assert refused.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    assert refused.value.code == 2
+    assert "参数 --lang：应为 en, zh_CN 之一，实际为 fr" in capsys.readouterr().err
+    monkeypatch.delenv("MHA_LANG")
+    with pytest.raises(SystemExit) as refused:
+        main(["--lang", "fr"])
+    assert refused.value.code == 2
+    assert "argument --lang: expected one of en, zh_CN, got fr" in capsys.readouterr().err

@@ -1,11 +1,13 @@
-"""The package as the site uses it: outputs rerun when it changes, its wheel served, each public
-name listed.
+"""The package as the site uses it: outputs rerun when it changes, its wheel served with a note
+on PyTorch's CPU-only build, each public name listed.
 
 sphinx-gallery and myst-nb's cache see a change of an example or a notebook, not of ``src/mha``:
 a hash of the package (``mha_source_hash``; a changed value rebuilds every page) turns on
 ``run_stale_examples`` for one build and gives myst-nb a cache per hash. ``_wheel/<mha_wheel>``,
 built from the same sources, is linked by ``{install}`matplotlib``` (``mha_install``), also under
-each example's download note."""
+each example's download note. On Linux, pip given that line alone resolves PyTorch's CUDA build
+(gigabytes): after every paragraph that prints it, a note in the page's language (``sphinx.po``)
+says how to get the CPU-only build first, linking PyTorch's own install page."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from docutils import nodes
 from languages import TO_DOWNLOAD
 from sphinx import addnodes
+from sphinx.locale import _
 from sphinx.util import logging
 
 STAMP = Path("auto_examples") / ".mha-source-hash"  # beside the generated gallery
@@ -81,6 +84,32 @@ INSTALL_NOTE = (  # on each example's page, under sphinx-gallery's note on its d
 )
 
 
+# After each install line, in the page's language (entries of sphinx.po); {page} is the link.
+CPU_NOTE = (
+    "On Linux, pip takes PyTorch's CUDA build for this line, several gigabytes. For the "
+    "CPU-only build, first open {page}, choose your system, pip and CPU, and install PyTorch "
+    "with the command it gives; then run the line above."
+)
+PYTORCH_PAGE = "PyTorch's install page"
+PYTORCH_INSTALL = "https://pytorch.org/get-started/locally/"
+
+
+def cpu_note(app, doctree, docname: str) -> None:
+    """After each paragraph that holds an install line, the note on PyTorch's CPU-only build."""
+    for literal in list(doctree.findall(nodes.literal)):
+        paragraph = literal.parent
+        if "mha-install" not in literal["classes"] or not isinstance(paragraph, nodes.paragraph):
+            continue
+        following = paragraph.next_node(descend=False, siblings=True)
+        if isinstance(following, nodes.paragraph) and "mha-install-note" in following["classes"]:
+            continue  # a second install line in one paragraph: one note
+        before, _page, after = str(_(CPU_NOTE)).partition("{page}")
+        link = nodes.reference("", str(_(PYTORCH_PAGE)), refuri=PYTORCH_INSTALL, internal=False)
+        note = nodes.paragraph("", "", nodes.Text(before), link, nodes.Text(after))
+        note["classes"].append("mha-install-note")
+        paragraph.parent.insert(paragraph.parent.index(paragraph) + 1, note)
+
+
 def _install_note(app, docname: str, source: list[str]) -> None:
     if docname.startswith("auto_examples/") and docname.rsplit("/", 1)[-1].startswith("plot_"):
         note = TO_DOWNLOAD + "\n"  # sphinx-gallery's words, as languages finds them
@@ -105,6 +134,7 @@ def setup(app):
     app.connect("config-inited", _hash_and_cache)
     app.connect("config-inited", _build_wheel, priority=600)
     app.connect("source-read", _install_note)
+    app.connect("doctree-resolved", cpu_note)
     app.connect("builder-inited", _rerun_examples_if_changed, priority=100)
     app.connect("build-finished", _record, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

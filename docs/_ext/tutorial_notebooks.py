@@ -32,36 +32,42 @@ def closes(line: str, fence: str) -> bool:
     return len(line.strip()) >= len(fence) and set(line.strip()) == {fence[0]}
 
 
-def _split_dropdowns(source: str, level: int) -> tuple[list[str], int]:
-    """A Markdown cell's parts, each dropdown headed by its title a level below its section."""
+def folded(title: str, body: str) -> str:
+    """A Markdown cell's text that Jupyter shows folded, as the page folds a dropdown: the title
+    (its inline code as HTML, which a ``<summary>`` does not parse) opens the body."""
+    title = re.sub(r"`([^`]+)`", r"<code>\1</code>", title)
+    return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>"
+
+
+def _split_dropdowns(source: str) -> list[str]:
+    """A Markdown cell's parts, each dropdown (an answer, a detail) folded as on the page."""
     parser = create_md_parser(MdParserConfig(enable_extensions={"colon_fence"}), RendererHTML)
     lines, parts, done = source.splitlines(), [], 0
     for token in parser.parse(source):
-        if token.type == "heading_open" and token.level == 0:
-            level = int(token.tag[1])
-        elif token.info.startswith("{dropdown}") and token.type in ("fence", "colon_fence"):
+        if token.info.startswith("{dropdown}") and token.type in ("fence", "colon_fence"):
             title = token.info.removeprefix("{dropdown}").strip() or "Answer"
             body = parse_directive_text(DropdownDirective, title, token.content).body  # no options
             parts.append("\n".join(lines[done : token.map[0]]).strip())
-            parts.append(f"{'#' * min(level + 1, 6)} {title}\n\n" + "\n".join(body).strip())
+            parts.append(folded(title, "\n".join(body).strip()))
             done = token.map[1]
     parts.append("\n".join(lines[done:]).strip())
-    return [part for part in parts if part], level
+    return [part for part in parts if part]
 
 
 def page_notebook(config, page: str) -> str:
     """A page as a notebook, unexecuted, without its download line, first the cell that installs
-    what it imports; dropdowns as cells, hidden cells collapsed, questions as Markdown."""
+    what it imports; dropdowns folded in ``<details>``, hidden cells collapsed (an answer's code
+    with its source hidden), questions as Markdown."""
     notebook = read_myst_markdown_notebook(DOWNLOAD_LINE.sub("", page))
     notebook.metadata.pop("file_format", None)
-    cells, level = [nbformat.v4.new_code_cell(config.sphinx_gallery_conf["first_notebook_cell"])], 1
+    cells = [nbformat.v4.new_code_cell(config.sphinx_gallery_conf["first_notebook_cell"])]
     for cell in notebook.cells:
         if cell.cell_type != "markdown":
             for part in (p for tag in cell.metadata.get("tags", []) for p in HIDDEN.get(tag, ())):
                 cell.metadata.setdefault("jupyter", {})[part] = True
             cells.append(cell)
             continue
-        parts, level = _split_dropdowns(markdown(cell.source), level)
+        parts = _split_dropdowns(markdown(cell.source))
         cells += [nbformat.v4.new_markdown_cell(p, metadata=dict(cell.metadata)) for p in parts]
     for number, cell in enumerate(cells):
         cell.id = f"cell-{number:03d}"  # numbered: an unchanged page writes an unchanged notebook

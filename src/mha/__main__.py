@@ -2,39 +2,92 @@
 
 ``--kv-heads 2`` traces grouped-query attention with 2 key/value heads; ``--source-seq 7``
 cross-attention over 7 keys; ``--lang zh_CN`` prints the table in Chinese (default: the
-environment variable ``MHA_LANG``, else English).
+environment variable ``MHA_LANG``, else English), and its usage errors in the same language.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 
-from mha._validation import LANGS
+from mha._validation import LANGS, language, say
 from mha.trace import format_shape_table, trace_shapes
+
+# argparse's own words around a usage error, which say() words in the package's language
+_ARGUMENT = re.compile(r"argument (?P<name>\S+): (?P<message>.*)", re.DOTALL)
+_UNKNOWN = re.compile(r"unrecognized arguments: (?P<names>.*)", re.DOTALL)
+_ONE_VALUE = "expected one argument"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors in the package's language (``MHA_LANG``, ``--lang``)."""
+
+    def error(self, message: str) -> None:
+        if found := _ARGUMENT.fullmatch(message):
+            inner = say("cli_value") if found["message"] == _ONE_VALUE else found["message"]
+            message = say("argument", name=found["name"], message=inner)
+        elif found := _UNKNOWN.fullmatch(message):
+            message = say("cli_unknown", names=found["names"])
+        usage = self.format_usage()  # argparse's "usage: " is English: the package's instead
+        usage = (
+            say("usage") + usage.removeprefix("usage: ") if usage.startswith("usage: ") else usage
+        )
+        self.exit(2, usage + say("error", prog=self.prog, message=message))
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(say("cli_int", value=text)) from None
+
+
+def _lang(text: str) -> str:
+    if text not in LANGS:
+        raise argparse.ArgumentTypeError(say("cli_choice", choices=", ".join(LANGS), value=text))
+    return text
+
+
+def _requested_language(argv: list[str]) -> str | None:
+    """The language ``--lang`` asks for, before the arguments are parsed (their errors use it)."""
+    for index, arg in enumerate(argv):
+        value = argv[index + 1] if arg == "--lang" and index + 1 < len(argv) else None
+        value = arg.removeprefix("--lang=") if arg.startswith("--lang=") else value
+        if value is not None:
+            return value if value in LANGS else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the sizes, print the table; exit status 2 with a message for bad sizes."""
-    parser = argparse.ArgumentParser(
+    argv = sys.argv[1:] if argv is None else argv
+    with language(_requested_language(argv)):
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = _Parser(
         prog="python -m mha",
         description="Print the shape of every tensor through multi-head attention.",
     )
-    parser.add_argument("--batch", type=int, default=2, help="batch size B (default 2)")
-    parser.add_argument("--seq", type=int, default=5, help="query length L (default 5)")
-    parser.add_argument("--source-seq", type=int, default=None, help="key length S (default L)")
-    parser.add_argument("--d-model", type=int, default=64, help="model width E (default 64)")
-    parser.add_argument("--heads", type=int, default=8, help="number of heads H (default 8)")
+    parser.add_argument("--batch", type=_int, default=2, help="batch size B (default 2)")
+    parser.add_argument("--seq", type=_int, default=5, help="query length L (default 5)")
+    parser.add_argument("--source-seq", type=_int, default=None, help="key length S (default L)")
+    parser.add_argument("--d-model", type=_int, default=64, help="model width E (default 64)")
+    parser.add_argument("--heads", type=_int, default=8, help="number of heads H (default 8)")
     parser.add_argument(
         "--kv-heads",
-        type=int,
+        type=_int,
         default=None,
         help="key/value heads H_kv, dividing H (grouped-query attention; default H)",
     )
     parser.add_argument(
         "--lang",
-        choices=LANGS,
+        type=_lang,
         default=None,
-        help="language of the table: en or zh_CN (default: $MHA_LANG, else en)",
+        metavar="{" + ",".join(LANGS) + "}",
+        help="language of the table and of the errors: en or zh_CN (default: $MHA_LANG, else en)",
     )
     args = parser.parse_args(argv)
     try:

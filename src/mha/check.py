@@ -4,7 +4,11 @@ Write your own ``split_heads``, ``merge_heads`` or attention in a notebook, hand
 to the check of the same name and read the report: whether it matches this package's step on
 every input tried and, when it does not, which known mistake it makes and the code that fixes
 it, naming the row of the table on the :ref:`Common errors <howto-common-errors>` page where
-there is one. Show the report as the last expression of a cell or at a Python prompt, or
+there is one. The fix is the step written out in the names of your function's parameters
+(``num_heads`` if you called it so, ``h`` if that is its name), ending with its ``return``:
+put its lines in place of the wrong line and the function runs as printed. With ``fix=False``
+the report names the mistake and gives a hint in words instead, for an exercise whose answer
+comes later. Show the report as the last expression of a cell or at a Python prompt, or
 ``print`` it.
 
 Each check probes with sizes where every dimension differs, ``B=2, H=3, L=5, S=7, D=4,
@@ -33,12 +37,17 @@ Examples
 ✗ my_split does not match mha.split_heads (x: (2, 5, 12), num_heads=3; seed 0).
 Mistake: view without the transpose (a row of the table in the how-to guide 'Common errors and how to fix them').
 What happened: first differs at batch 0, head 0, token 1, feature 0: expected ..., got ...
-Fix: view as (B, L, H, D), then swap L and H: x.view(B, L, H, D).transpose(1, 2)
+Fix: view as (B, L, H, D), then swap L and H with transpose(1, 2). In your function, replace the wrong line with:
+    B, L, E = x.shape
+    return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)
+>>> print(mha.check.split_heads(my_split, lang="en", fix=False).message.splitlines()[-1])
+Hint: view as (B, L, H, D), then swap L and H with transpose(1, 2).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import re
 import warnings
@@ -49,7 +58,7 @@ import torch
 from torch import Tensor
 
 from mha import functional as _functional
-from mha._validation import resolve_language
+from mha._validation import language, resolve_language, say
 
 __all__ = ["Report", "attention", "merge_heads", "split_heads"]
 
@@ -81,12 +90,19 @@ class Report:
         ``"differs"`` (no known mistake) or ``"raises"`` (an exception that no known mistake
         explains).
     message : str
-        The report in words: what is wrong, the mistake's name and the fix.
+        The report in words: what is wrong, the mistake's name and the fix (or, with
+        ``fix=False``, a hint in words).
+    fix : str or None
+        The code of the fix, the lines that the message prints indented: the step written out
+        in your function's own names, ending with its ``return``, to put in place of the wrong
+        line. ``None`` when ``ok``, with ``fix=False``, or when no known mistake explains the
+        result (``"differs"``, ``"raises"``).
     """
 
     ok: bool
     mistake: str | None
     message: str
+    fix: str | None = None
 
     def __str__(self) -> str:
         return self.message
@@ -109,8 +125,9 @@ class _Mistake:
     id: str
     title_en: str
     title_zh: str
-    fix_en: str
-    fix_zh: str
+    hint_en: str  # what to change, in words: the Fix line's first part, the Hint line
+    hint_zh: str
+    code: tuple[str, ...] | None = None  # the fix's lines (templates); () the step's own code
     in_table: bool = False  # a row of the table of the how-to guide on common errors
     wrong: Callable[..., list] | None = None  # the wrong results, computed from the input
     says: str | None = None  # a regex for what the function raises or warns
@@ -136,95 +153,118 @@ def _averaged(q: Tensor, k: Tensor, v: Tensor) -> list[tuple[Tensor, Tensor]]:
 
 _RESHAPE = r"shape '\[[^\]]*\]' is invalid for input of size \d+"
 _DOT_T = r"`x\.T`"  # torch: .T on a tensor of other than 2 dimensions is deprecated
+
+# The code of each fix: the step written out in full, ending with its return, so that it replaces
+# the wrong line of any version of the function. {x}, {num_heads}, {q}, {k}, {v} become the
+# names of the learner's parameters; {sqrt_d_k} math.sqrt(...) where the function's module
+# imported math, else ** 0.5. The other names (B, L, E, ...) are the code's own locals.
+_SPLIT = (
+    "B, L, E = {x}.shape",
+    "return {x}.view(B, L, {num_heads}, E // {num_heads}).transpose(1, 2)",
+)
+_MERGE_VIEW = (
+    "B, H, L, D = {x}.shape",
+    "return {x}.transpose(1, 2).contiguous().view(B, L, H * D)",
+)
+_MERGE = ("B, H, L, D = {x}.shape", "return {x}.transpose(1, 2).reshape(B, L, H * D)")
+_ATTEND = (
+    "scores = {q} @ {k}.transpose(-2, -1) / {sqrt_d_k}  # (B, H, L, S)",
+    "weights = scores.softmax(dim=-1)",
+    "return weights @ {v}, weights",
+)
+_LOCALS = ("B", "L", "E", "H", "D", "scores", "weights")  # the names the code assigns
+_CODE = {"split_heads": _SPLIT, "merge_heads": _MERGE, "attention": _ATTEND}
+_PARAMETERS = {
+    "split_heads": ("x", "num_heads"),
+    "merge_heads": ("x",),
+    "attention": ("q", "k", "v"),
+}
 _MISTAKES = (
     _Mistake("split_heads", "view_without_transpose",
              "view without the transpose", "view 之后没有转置",
-             "view as (B, L, H, D), then swap L and H: x.view(B, L, H, D).transpose(1, 2)",
-             "先 view 成 (B, L, H, D)，再交换 L 和 H：x.view(B, L, H, D).transpose(1, 2)",
-             in_table=True,
+             "view as (B, L, H, D), then swap L and H with transpose(1, 2)",
+             "先 view 成 (B, L, H, D)，再用 transpose(1, 2) 交换 L 和 H",
+             _SPLIT, in_table=True,
              wrong=lambda x, h: [_heads(x, h), x.reshape(x.shape[0], h, x.shape[1], -1)]),
     _Mistake("split_heads", "transpose_wrong_axes",
              "transpose of the wrong axes", "转置了错误的维度",
-             "swap axes 1 and 2 (L and H) only: x.view(B, L, H, D).transpose(1, 2)",
-             "只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
+             "swap axes 1 and 2 (L and H) only",
+             "只交换第 1 维和第 2 维（L 和 H）",
+             _SPLIT,
              wrong=lambda x, h: [_heads(x, h).transpose(*a) for a in ((1, 3), (2, 3), (0, 2))]),
     _Mistake("split_heads", "transpose_all_axes",
              ".T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B))",
              "对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）",
-             "swap only axes 1 and 2 (L and H): x.view(B, L, H, D).transpose(1, 2)",
-             "只交换第 1 维和第 2 维（L 和 H）：x.view(B, L, H, D).transpose(1, 2)",
-             says=_DOT_T, wrong=lambda x, h: [_heads(x, h).permute(3, 2, 1, 0)]),
+             "swap only axes 1 and 2 (L and H) with transpose(1, 2)",
+             "用 transpose(1, 2) 只交换第 1 维和第 2 维（L 和 H）",
+             _SPLIT, says=_DOT_T, wrong=lambda x, h: [_heads(x, h).permute(3, 2, 1, 0)]),
     _Mistake("split_heads", "view_wrong_size",
              "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
-             "read the sizes from the tensor, B, L, E = x.shape, then "
-             "x.view(B, L, H, E // H).transpose(1, 2)",
-             "从张量读出各维度：B, L, E = x.shape，再写 x.view(B, L, H, E // H).transpose(1, 2)",
-             in_table=True, says=_RESHAPE),
+             "read the sizes from the tensor instead of writing them out, and the width of a "
+             "head from {num_heads}",
+             "从张量读出各维度的大小，不要写死；每个头的维度由 {num_heads} 算出",
+             _SPLIT, in_table=True, says=_RESHAPE),
     _Mistake("merge_heads", "view_without_transpose",
              "merging with a view, without the transpose", "合并多头时直接 view，没有先转置",
-             "move the head axis back next to D first: "
-             "x.transpose(1, 2).contiguous().view(B, L, H * D)",
-             "先把头这一维移回 D 旁边：x.transpose(1, 2).contiguous().view(B, L, H * D)",
-             in_table=True,
+             "move the head axis back next to D with transpose(1, 2) first",
+             "先用 transpose(1, 2) 把头维度移回 D 旁边",
+             _MERGE_VIEW, in_table=True,
              wrong=lambda x: [x.reshape(x.shape[0], x.shape[2], -1)]),
     _Mistake("merge_heads", "view_after_transpose",
              "view after transpose without contiguous()", "转置后未调用 contiguous() 就使用 view",
-             "copy into contiguous memory before the view: "
-             "x.transpose(1, 2).contiguous().view(B, L, H * D), or .reshape(B, L, H * D)",
-             "先复制成连续的内存再 view：x.transpose(1, 2).contiguous().view(B, L, H * D)，"
-             "或者用 .reshape(B, L, H * D)",
-             in_table=True, says="view size is not compatible with input tensor's size"),
+             "copy into contiguous memory with .contiguous() before the view (or use .reshape)",
+             "先用 .contiguous() 复制成连续的内存再 view（或者改用 .reshape）",
+             _MERGE_VIEW, in_table=True,
+             says="view size is not compatible with input tensor's size"),
     _Mistake("merge_heads", "transpose_wrong_axes",
              "transpose of the wrong axes", "转置了错误的维度",
-             "swap axes 1 and 2 (H and L), so that H and D sit side by side: "
-             "x.transpose(1, 2).reshape(B, L, H * D)",
-             "交换第 1 维和第 2 维（H 和 L），让 H 和 D 挨在一起："
-             "x.transpose(1, 2).reshape(B, L, H * D)",
+             "swap axes 1 and 2 (H and L), so that H and D sit side by side",
+             "交换第 1 维和第 2 维（H 和 L），让 H 和 D 挨在一起",
+             _MERGE,
              wrong=lambda x: [x.permute(*p).reshape(x.shape[0], x.shape[2], -1)
                               for p in ((0, 3, 2, 1), (0, 1, 3, 2), (0, 2, 3, 1))]),
     _Mistake("merge_heads", "view_wrong_size",
              "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
-             "read the sizes from the tensor, B, H, L, D = x.shape, then "
-             "x.transpose(1, 2).reshape(B, L, H * D)",
-             "从张量读出各维度：B, H, L, D = x.shape，再写 x.transpose(1, 2).reshape(B, L, H * D)",
-             in_table=True, says=_RESHAPE),
+             "read the sizes from the tensor instead of writing them out",
+             "从张量读出各维度的大小，不要写死",
+             _MERGE, in_table=True, says=_RESHAPE),
     _Mistake("attention", "transpose_all_axes",
              "k.T on a 4-D tensor (it reverses every axis)",
              "对 4 维张量用了 k.T（它把所有维度的顺序倒过来）",
-             "k.transpose(-2, -1) swaps only the last two axes (k.mT is the same)",
-             "k.transpose(-2, -1) 只交换最后两个维度（k.mT 也一样）",
-             in_table=True, says=_DOT_T),
+             "{k}.transpose(-2, -1) swaps only the last two axes ({k}.mT is the same)",
+             "{k}.transpose(-2, -1) 只交换最后两个维度（{k}.mT 也一样）",
+             _ATTEND, in_table=True, says=_DOT_T),
     _Mistake("attention", "no_scale",
              "forgetting the 1/√d_k scale", "忘记按 1/√d_k 缩放",
-             "divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
-             "把分数除以 √d_k：scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
-             in_table=True, wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0)]),
+             "divide the scores by √d_k",
+             "把分数除以 √d_k",
+             _ATTEND, in_table=True, wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0)]),
     _Mistake("attention", "scale_by_d_k",
              "dividing by d_k instead of √d_k", "除以了 d_k，而不是 √d_k",
-             "divide by the square root: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
-             "除以 d_k 的平方根：scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
-             wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0 / q.shape[-1])]),
+             "divide by the square root of d_k",
+             "除以 d_k 的平方根",
+             _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0 / q.shape[-1])]),
     _Mistake("attention", "softmax_wrong_axis",
              "softmax over the wrong axis", "在错误的维度上做 softmax",
-             "softmax(dim=-1): each query's row of weights sums to 1, "
-             "weights = scores.softmax(dim=-1)",
-             "softmax(dim=-1)：每个查询的那一行注意力权重之和为 1，"
-             "weights = scores.softmax(dim=-1)",
+             "softmax(dim=-1), over the keys: each query's row of weights sums to 1",
+             "softmax(dim=-1)，在键的维度上：每个查询的那一行注意力权重之和为 1",
+             _ATTEND,
              wrong=lambda q, k, v: [_softmax_over(q, k, v, dim) for dim in (-2, 1, 0)]),
     _Mistake("attention", "weights_averaged",
              "weights averaged over the heads", "注意力权重对各头取了平均",
              "keep the head axis: weights (B, H, L, S), one matrix per head, without .mean(1)",
-             "保留头这一维：注意力权重的形状是 (B, H, L, S)，每个头一个矩阵，不要 .mean(1)",
-             in_table=True, wrong=_averaged),
+             "保留头维度：注意力权重的形状是 (B, H, L, S)，每个头一个矩阵，不要 .mean(1)",
+             _ATTEND, in_table=True, wrong=_averaged),
     _Mistake("attention", "swapped_outputs",
              "output and weights returned in the wrong order", "输出和注意力权重的返回顺序反了",
-             "return the output first: return output, weights",
-             "先返回输出：return output, weights",
-             wrong=lambda q, k, v: [_attend(q, k, v)[::-1]]),
+             "return the output first, then the weights",
+             "先返回输出，再返回注意力权重",
+             _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v)[::-1]]),
     _Mistake("attention", "weights_not_returned",
              "the weights not returned", "没有返回注意力权重",
-             "return both: return output, weights", "两个都返回：return output, weights",
-             wrong=lambda q, k, v: [_attend(q, k, v)[0]]),
+             "return both, the output and the weights",
+             "两个都返回：输出和注意力权重",
+             _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v)[0]]),
 )  # fmt: skip
 _RAISES = _Mistake("any", "raises", "your function raised an exception", "你的函数抛出了异常",
                    "call it on tensors of these shapes and read the traceback; compare each "
@@ -233,15 +273,11 @@ _RAISES = _Mistake("any", "raises", "your function raised an exception", "你的
 _NO_RETURN = _Mistake("any", "no_return",
                       "no return: the function computes its result but returns None",
                       "没有 return：函数算出了结果，却返回了 None",
-                      "end the function with return and the result, e.g. {returns}; a Python "
-                      "function that ends without return returns None",
-                      "在函数最后写上 return，把结果交出来，例如 {returns}；函数里没有 return 时，"
-                      "Python 返回的就是 None")  # fmt: skip
-_RETURNS = {  # the fix's example of a return line, for each step
-    "split_heads": "return x.view(B, L, H, D).transpose(1, 2)",
-    "merge_heads": "return x.transpose(1, 2).reshape(B, L, H * D)",
-    "attention": "return output, weights",
-}
+                      "end the function with return and the result; a Python function that "
+                      "ends without return returns None",
+                      "在函数最后写上 return，把结果交出来；函数里没有 return 时，"
+                      "Python 返回的就是 None",
+                      code=())  # the step's code  # fmt: skip
 _DIFFERS = _Mistake("any", "differs", "differs from the reference", "与参考实现不同",
                     "run {ref} beside your function on the same input and compare the shape "
                     "and values after each line",
@@ -254,7 +290,9 @@ _TEXT = {
         "mistake": "Mistake: {title}{row}.",
         "row": " (a row of the table in the how-to guide 'Common errors and how to fix them')",
         "what": "What happened: {what}",
-        "fix": "Fix: {fix}",
+        "fix": "Fix: {hint}.",
+        "fix_code": "Fix: {hint}. In your function, replace the wrong line with:",
+        "hint": "Hint: {hint}.",
         "type": "{part}expected {want}, got {got}",
         "dtype": "{part}expected dtype {want}, got {got}",
         "shape": "{part}expected shape {want}, got {got}",
@@ -278,7 +316,9 @@ _TEXT = {
         "mistake": "错误：{title}{row}。",
         "row": "（操作指南「常见错误及其修复方法」表格中的一行）",
         "what": "实际情况：{what}",
-        "fix": "修复：{fix}",
+        "fix": "修复：{hint}。",
+        "fix_code": "修复：{hint}。在你的函数里，把出错的那一行换成：",
+        "hint": "提示：{hint}。",
         "type": "{part}应为 {want}，实际为 {got}",
         "dtype": "{part}数据类型应为 {want}，实际为 {got}",
         "shape": "{part}形状应为 {want}，实际为 {got}",
@@ -409,10 +449,43 @@ def _diagnose(step: str, inputs: tuple, got: object, error: Exception | None, wa
     return _DIFFERS, None
 
 
-def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str, axes) -> Report:
-    if not callable(fn):
-        raise TypeError(f"expected fn to be a callable (your function), got {type(fn).__name__}")
+def _names(fn: Callable, step: str) -> dict[str, str]:
+    """The learner's names for the step's parameters (``{"x": "x", "num_heads": "h"}``): those of
+    ``fn``'s signature, else, when it has none or takes ``*args``, the documented call's."""
+    roles = _PARAMETERS[step]
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin or an odd callable: no signature to read
+        parameters = ()
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    named = [p.name for p in parameters if p.kind in kinds]
+    return dict(zip(roles, named if len(named) >= len(roles) else roles, strict=False))
+
+
+def _fix_code(step: str, mistake: _Mistake, fn: Callable, names: dict[str, str]) -> str | None:
+    """The fix's lines in ``fn``'s names: they run where the wrong line stood, as printed."""
+    if mistake.code is None:
+        return None
+    lines = "\n".join(mistake.code or _CODE[step])
+    for local in _LOCALS:
+        if local in names.values():  # a parameter of that name: the code's own gets a _
+            lines = re.sub(rf"\b{local}\b", f"{local}_", lines)
+    q = names.get("q", "q")
+    sqrt_d_k = (  # math.sqrt as the lesson writes it, where the learner's module has math
+        f"math.sqrt({q}.shape[-1])"
+        if getattr(fn, "__globals__", {}).get("math") is math
+        else f"{q}.shape[-1] ** 0.5"
+    )
+    return lines.format(sqrt_d_k=sqrt_d_k, **names)
+
+
+def _check(
+    step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe: str, axes
+) -> Report:
     lang = resolve_language(lang)
+    if not callable(fn):
+        with language(lang):
+            raise TypeError(say("callable", type=type(fn).__name__))
     text, zh = _TEXT[lang], lang == "zh_CN"
     name = getattr(fn, "__name__", type(fn).__name__)
     for seed in SEEDS:
@@ -429,17 +502,20 @@ def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str, ax
         mistake, said = _diagnose(step, inputs, got, error, warned)
         if said is not None:  # the first sentence of what fn raised or warned
             what = re.split(r"(?<=\.) ", said.strip().splitlines()[0])[0]
-        fix = (mistake.fix_zh if zh else mistake.fix_en).format(ref=ref, returns=_RETURNS[step])
-        lines = (
+        names = _names(fn, step)
+        hint = (mistake.hint_zh if zh else mistake.hint_en).format(ref=ref, **names)
+        code = _fix_code(step, mistake, fn, names) if fix else None
+        lines = [
             text["bad"].format(name=name, ref=ref, probe=probe, seed=seed),
             text["mistake"].format(
                 title=mistake.title_zh if zh else mistake.title_en,
                 row=text["row"] if mistake.in_table else "",
             ),
             text["what"].format(what=what),
-            text["fix"].format(fix=fix),
-        )
-        return Report(False, mistake.id, "\n".join(lines))
+            text["hint" if not fix else "fix" if code is None else "fix_code"].format(hint=hint),
+        ]
+        lines += [] if code is None else [f"    {line}" for line in code.splitlines()]
+        return Report(False, mistake.id, "\n".join(lines), code)
     seeds = ", ".join(map(str, SEEDS))
     return Report(True, None, text["ok"].format(name=name, ref=ref, probe=probe, seeds=seeds))
 
@@ -449,7 +525,7 @@ def _check(step: str, fn, lang, make_inputs, reference, ref: str, probe: str, ax
 # ---------------------------------------------------------------------------
 
 
-def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
+def split_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> Report:
     """Check your own ``split_heads`` against :func:`mha.split_heads`.
 
     ``fn(x, num_heads)`` takes ``x`` of shape ``(B, L, E)`` and returns ``(B, H, L, D)``.
@@ -460,6 +536,10 @@ def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
         Your function; it is called as ``fn(x, num_heads)`` on float32 CPU tensors.
     lang : {"en", "zh_CN"}, optional
         Language of the report; defaults to ``MHA_LANG`` if set, else English.
+    fix : bool, default=True
+        Whether the report prints the code of the fix (in your function's names); with
+        ``False`` it names the mistake and gives a hint in words, for an exercise whose answer
+        is still to come.
 
     Returns
     -------
@@ -488,13 +568,13 @@ def split_heads(fn: Callable, *, lang: str | None = None) -> Report:
     'view_wrong_size'
     """
     return _check(
-        "split_heads", fn, lang,
+        "split_heads", fn, lang, fix,
         lambda gen: (torch.randn(B, L, E, generator=gen), H),  # (B, L, E), H
         _functional.split_heads, "mha.split_heads", f"x: {(B, L, E)}, num_heads={H}", _HEADS,
     )  # fmt: skip
 
 
-def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
+def merge_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> Report:
     """Check your own ``merge_heads`` against :func:`mha.merge_heads`.
 
     ``fn(x)`` takes ``x`` of shape ``(B, H, L, D)`` and returns ``(B, L, E)``.
@@ -505,6 +585,10 @@ def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
         Your function; it is called as ``fn(x)`` on a float32 CPU tensor.
     lang : {"en", "zh_CN"}, optional
         Language of the report; defaults to ``MHA_LANG`` if set, else English.
+    fix : bool, default=True
+        Whether the report prints the code of the fix (in your function's names); with
+        ``False`` it names the mistake and gives a hint in words, for an exercise whose answer
+        is still to come.
 
     Returns
     -------
@@ -535,16 +619,18 @@ def merge_heads(fn: Callable, *, lang: str | None = None) -> Report:
     ✗ merge_view does not match mha.merge_heads (x: (2, 3, 5, 4); seed 0).
     Mistake: view after transpose without contiguous() (a row of the table in the how-to ...).
     What happened: RuntimeError: view size is not compatible with input tensor's size and ...
-    Fix: copy into contiguous memory before the view: x.transpose(1, 2).contiguous().view(...)
+    Fix: copy into contiguous memory with .contiguous() before the view (or use .reshape). ...
+        B, H, L, D = x.shape
+        return x.transpose(1, 2).contiguous().view(B, L, H * D)
     """
     return _check(
-        "merge_heads", fn, lang,
+        "merge_heads", fn, lang, fix,
         lambda gen: (torch.randn(B, H, L, D, generator=gen),),  # (B, H, L, D)
         _functional.merge_heads, "mha.merge_heads", f"x: {(B, H, L, D)}", _TOKENS,
     )  # fmt: skip
 
 
-def attention(fn: Callable, *, lang: str | None = None) -> Report:
+def attention(fn: Callable, *, lang: str | None = None, fix: bool = True) -> Report:
     """Check your attention of all heads at once against :func:`mha.scaled_dot_product_attention`.
 
     Parameters
@@ -555,6 +641,10 @@ def attention(fn: Callable, *, lang: str | None = None) -> Report:
         output ``(B, H, L, D)`` and the weights ``(B, H, L, S)``.
     lang : {"en", "zh_CN"}, optional
         Language of the report; defaults to ``MHA_LANG`` if set, else English.
+    fix : bool, default=True
+        Whether the report prints the code of the fix (in your function's names); with
+        ``False`` it names the mistake and gives a hint in words, for an exercise whose answer
+        is still to come.
 
     Returns
     -------
@@ -582,10 +672,13 @@ def attention(fn: Callable, *, lang: str | None = None) -> Report:
     ✗ attend_unscaled does not match mha.scaled_dot_product_attention (q: (2, 3, 5, 4), ...).
     Mistake: forgetting the 1/√d_k scale (a row of the table in the how-to guide 'Common errors and how to fix them').
     What happened: output: first differs at batch 0, head 0, token 0, feature 0: expected ...
-    Fix: divide the scores by √d_k: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    Fix: divide the scores by √d_k. In your function, replace the wrong line with:
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, H, L, S)
+        weights = scores.softmax(dim=-1)
+        return weights @ v, weights
     """
     return _check(
-        "attention", fn, lang,
+        "attention", fn, lang, fix,
         lambda gen: tuple(torch.randn(B, H, n, D, generator=gen) for n in (L, S, S)),  # q, k, v
         _functional.scaled_dot_product_attention, "mha.scaled_dot_product_attention",
         f"q: {(B, H, L, D)}, k, v: {(B, H, S, D)}", (_HEADS, _WEIGHTS),

@@ -40,7 +40,14 @@ import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
 from torch import Tensor
 
-from mha._validation import check_dim, check_mask_dtype, check_tensor, head_counts, positive_int
+from mha._validation import (
+    check_dim,
+    check_mask_dtype,
+    check_tensor,
+    head_counts,
+    positive_int,
+    say,
+)
 from mha.errors import (
     TypeAttributeError,
     TypeRuntimeError,
@@ -98,10 +105,9 @@ def check_heads(embed_dim: int, num_heads: int) -> int:
     embed_dim = positive_int(embed_dim, "embed_dim")
     num_heads = positive_int(num_heads, "num_heads")
     if embed_dim % num_heads != 0:
+        ratio, counts = embed_dim / num_heads, head_counts(embed_dim)
         raise ValueAssertionError(
-            f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
-            f"num_heads={num_heads} ({embed_dim} / {num_heads} = {embed_dim / num_heads:.4g}); "
-            f"{head_counts(embed_dim)}"
+            say("heads", embed_dim=embed_dim, num_heads=num_heads, ratio=ratio, counts=counts)
         )
     return embed_dim // num_heads
 
@@ -433,11 +439,9 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
     num_heads = positive_int(num_heads, "num_heads")
     E = x.shape[-1]
     if E % num_heads != 0:  # the lesson's x.view(B, L, H, D) raises RuntimeError here
+        shape, counts = tuple(x.shape), head_counts(E)
         raise ValueRuntimeError(
-            f"split_heads expected the last dimension of x to be divisible by "
-            f"num_heads={num_heads}, got x of shape {tuple(x.shape)} (last dimension {E}); "
-            f"project to a width that {num_heads} divides, or use one of the "
-            f"{head_counts(E)}"
+            say("split", num_heads=num_heads, shape=shape, last=E, counts=counts)
         )
     return _split_heads(x, num_heads)
 
@@ -694,9 +698,7 @@ def check_mha_inputs(
     dims = (2, 3) if module else (3,)
     for name, t in (("query", query), ("key", key), ("value", value)):
         check_tensor(t, name, TypeAttributeError)
-        check_dim(
-            t, name, dims, layout + (" or unbatched (L, E)" if module else ""), ValueAssertionError
-        )
+        check_dim(t, name, dims, layout, ValueAssertionError, "(L, E)" if module else None)
     if not query.dim() == key.dim() == value.dim():
         raise ValueAssertionError(
             f"expected query, key and value to have the same number of dimensions, got "

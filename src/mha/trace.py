@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from mha._validation import check_kv_heads, positive_int, resolve_language
+from mha._validation import check_kv_heads, positive_int, resolve_language, say
 from mha.functional import (
     check_heads,
     merge_heads,
@@ -120,19 +120,18 @@ def trace_shapes(
     )  # H_kv
     # the largest tensors: the weights (E, E), the packed projection (B, L|S, 3E), the scores
     # (B, H, L, S); each, in float32, must have a byte count that an int64 holds
-    sizes = {
-        "the weight W^Q (E, E)": embed_dim * embed_dim,
-        "the projections (B, max(L, S), 3 E)": batch * max(target_len, source_len) * 3 * embed_dim,
-        "the scores (B, H, L, S)": batch * num_heads * target_len * source_len,
+    sizes = {  # keys: the tensors' names in the message
+        "weight": embed_dim * embed_dim,
+        "projections": batch * max(target_len, source_len) * 3 * embed_dim,
+        "scores": batch * num_heads * target_len * source_len,
     }
     what, largest = max(sizes.items(), key=lambda item: item[1])
     if largest * _FLOAT32_BYTES > _MAX_BYTES:
         raise ValueError(
-            f"expected sizes whose tensors can exist, got batch={batch}, target_len={target_len}, "
-            f"source_len={source_len}, embed_dim={embed_dim}, num_heads={num_heads}: {what} would "
-            f"hold {largest:.3e} elements, {largest * _FLOAT32_BYTES:.3e} bytes in float32, more "
-            f"than the 2**63 - 1 bytes PyTorch can address; choose smaller sizes"
-        )
+            say("sizes", batch=batch, target_len=target_len, source_len=source_len,
+                embed_dim=embed_dim, num_heads=num_heads, what=say(what), elements=largest,
+                bytes=largest * _FLOAT32_BYTES)
+        )  # fmt: skip
     meta = {"device": "meta"}
     x = torch.empty(batch, target_len, embed_dim, **meta)  # (B, L, E)
     memory = x if source_len == target_len else torch.empty(batch, source_len, embed_dim, **meta)

@@ -1,0 +1,207 @@
+"""Every learner-facing message of the package in the reader's language: English by default,
+Chinese under ``MHA_LANG=zh_CN`` (``check_heads``, ``split_heads``, ``merge_heads``, the shared
+input checks, the shape trace, the command line's usage errors, ``mha.check``'s own)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+import torch
+
+import mha
+from mha import _validation
+from mha.__main__ import main
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _nested():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # nested tensors are a prototype
+        return torch.nested.nested_tensor([torch.randn(3, 8), torch.randn(5, 8)])
+
+
+def _split(x, num_heads):
+    B, L, E = x.shape
+    return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)
+
+
+# (id, the call, the error class, a piece of the English message, of the Chinese one)
+CALLS = [
+    ("check_heads", lambda: mha.check_heads(64, 6), mha.errors.ValueAssertionError,
+     ("embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 (64 / 6 = "
+     "10.67); head counts that divide 64: 1, 2, 4, 8, 16, 32, 64"),
+     ("头数 num_heads 应能整除模型维度 embed_dim，当前 embed_dim=64、num_heads=6（64 / 6 = "
+     "10.67）；能整除 64 的头数：1, 2, 4, 8, 16, 32, 64")),
+    ("check_heads-many", lambda: mha.check_heads(5000, 7), ValueError,
+     "head counts that divide 5000 (up to 1024): 1, 2, 4, 5,",
+     "能整除 5000 的头数（列到 1024 为止）：1, 2, 4, 5,"),
+    ("module", lambda: mha.MultiHeadAttention(64, 6), AssertionError,
+     "embed_dim must be divisible by num_heads", "头数 num_heads 应能整除模型维度 embed_dim"),
+    ("bool", lambda: mha.check_heads(64, True), TypeError,
+     "expected num_heads to be an int, got bool (True)", "num_heads 应为 int，实际为 bool（True）"),
+    ("int", lambda: mha.check_heads(64, 1.5), TypeError,
+     "expected num_heads to be an int, got float", "num_heads 应为 int，实际为 float"),
+    ("positive", lambda: mha.check_heads(0, 2), ValueError,
+     "expected embed_dim to be a positive int, got embed_dim=0",
+     "embed_dim 应为正整数，实际为 embed_dim=0"),
+    ("split_heads", lambda: mha.split_heads(torch.zeros(2, 5, 60), 8), RuntimeError,
+     ("split_heads expected the last dimension of x to be divisible by num_heads=8, got x of "
+     "shape (2, 5, 60) (last dimension 60); project to a width that 8 divides, or use one of "
+     "the head counts that divide 60: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60"),
+     ("split_heads 的 num_heads=8 应能整除 x 的最后一个维度，当前 x 的形状为 (2, 5, 60)（最后一个"
+     "维度为 60）；请投影到 8 能整除的维度，或者换一个头数（能整除 60 的头数：1, 2, 3, 4, 5, 6, "
+     "10, 12, 15, 20, 30, 60）")),
+    ("split_heads-dim", lambda: mha.split_heads(torch.zeros(2, 60), 8), ValueError,
+     "expected x to be 3-D with layout (B, L, E), got a 2-D tensor of shape (2, 60)",
+     "x 应为 3 维张量，布局为 (B, L, E)，实际为形状 (2, 60) 的 2 维张量"),
+    ("split_heads-type", lambda: mha.split_heads([1.0], 8), TypeError,
+     "expected x to be a torch.Tensor, got list", "x 应为 torch.Tensor，实际为 list"),
+    ("split_heads-nested", lambda: mha.split_heads(_nested(), 2), TypeError,
+     "got a nested tensor; nested tensors are not supported",
+     "实际为嵌套张量；不支持嵌套张量：请用 torch.nested.to_padded_tensor 填充"),
+    ("split_heads-heads", lambda: mha.split_heads(torch.zeros(2, 5, 8), -1), ValueError,
+     "expected num_heads to be a positive int, got num_heads=-1",
+     "num_heads 应为正整数，实际为 num_heads=-1"),
+    ("merge_heads-dim", lambda: mha.merge_heads(torch.zeros(2, 5, 12)), ValueError,
+     "expected x to be 4-D with layout (B, H, L, D), got a 3-D tensor of shape (2, 5, 12)",
+     "x 应为 4 维张量，布局为 (B, H, L, D)，实际为形状 (2, 5, 12) 的 3 维张量"),
+    ("merge_heads-type", lambda: mha.merge_heads("x"), TypeError,
+     "expected x to be a torch.Tensor, got str", "x 应为 torch.Tensor，实际为 str"),
+    ("unbatched", lambda: mha.MultiHeadAttention(8, 2)(*[torch.zeros(5)] * 3), ValueError,
+     "expected query to be 2-D or 3-D with layout (L, B, E) or unbatched (L, E), got a 1-D",
+     "query 应为 2 维或 3 维张量，布局为 (L, B, E)，或无批量维度的 (L, E)，实际为形状 (5,) 的 1 维"),
+    ("kv_heads", lambda: mha.trace_shapes(2, 5, 64, 8, num_kv_heads=3), ValueError,
+     ("expected num_kv_heads to divide num_heads=8, got num_kv_heads=3; each key/value head "
+     "serves a whole group of query heads: use one of the head counts that divide 8: 1, 2, 4, 8"),
+     ("num_kv_heads 应能整除 num_heads=8，实际为 num_kv_heads=3；每个键/值头供一整组查询头使用，"
+     "请换一个键/值头数（能整除 8 的头数：1, 2, 4, 8）")),
+    ("sizes-weight", lambda: mha.trace_shapes(2, 5, 2**40, 1), ValueError,
+     "the weight W^Q (E, E) would hold 1.209e+24 elements, 4.836e+24 bytes in float32",
+     "其中权重 W^Q (E, E) 将有 1.209e+24 个元素，float32 下占 4.836e+24 字节"),
+    ("sizes-projections", lambda: mha.trace_shapes(2**62, 1, 4, 1), ValueError,
+     ("expected sizes whose tensors can exist, got batch=4611686018427387904, target_len=1, "
+     "source_len=1, embed_dim=4, num_heads=1: the projections (B, max(L, S), 3 E) would hold"),
+     ("这些大小下的张量无法创建：batch=4611686018427387904、target_len=1、source_len=1、"
+     "embed_dim=4、num_heads=1，其中投影 (B, max(L, S), 3 E) 将有")),
+    ("sizes-scores", lambda: mha.trace_shapes(1, 2**40, 1, 1), ValueError,
+     "the scores (B, H, L, S) would hold", "其中注意力分数 (B, H, L, S) 将有"),
+    ("check-callable", lambda: mha.check.split_heads(42), TypeError,
+     "expected fn to be a callable (your function), got int",
+     "fn 应为可调用对象（你的函数），实际为 int"),
+    ("check-lang", lambda: mha.check.split_heads(_split, lang="fr"), ValueError,
+     "expected lang to be one of ('en', 'zh_CN') or None, got 'fr'",
+     "lang 应为 ('en', 'zh_CN') 之一或 None，实际为 'fr'"),
+]  # fmt: skip
+
+# (id, the command line, a piece of its usage error in English, in Chinese)
+CLI = [
+    ("heads", ["--heads", "6"], "python -m mha: error: embed_dim must be divisible by num_heads",
+     "python -m mha：错误：头数 num_heads 应能整除模型维度 embed_dim"),
+    ("int", ["--batch", "x"], "python -m mha: error: argument --batch: expected an int, got 'x'",
+     "python -m mha：错误：参数 --batch：应为整数，实际为 'x'"),
+    ("lang", ["--lang", "fr"], "argument --lang: expected one of en, zh_CN, got fr",
+     "参数 --lang：应为 en, zh_CN 之一，实际为 fr"),
+    ("unknown", ["--foo", "1"], "error: unrecognized arguments: --foo 1",
+     "错误：无法识别的参数：--foo 1"),
+    ("value", ["--batch"], "error: argument --batch: expected one value",
+     "错误：参数 --batch：需要一个值"),
+    ("positive", ["--batch", "0"], "error: expected batch to be a positive int, got batch=0",
+     "错误：batch 应为正整数，实际为 batch=0"),
+]  # fmt: skip
+
+
+def _is_chinese(message: str) -> None:
+    """Chinese, punctuated as Chinese: no English sentence, no space after a full-width colon,
+    no ASCII punctuation right after a Chinese character, the glossary's words."""
+    assert CJK.search(message), message
+    assert not re.search(r"\b(expected|got|must|error|argument|usage)\b", message), message
+    assert "： " not in message and not re.search(r"[\u4e00-\u9fff][,;:()]", message), message
+    assert not any(word in message for word in ("宽度", "批次", "尺寸")), message
+
+
+@pytest.fixture
+def record(monkeypatch):
+    """The keys of MESSAGES that the test used."""
+    used = set()
+
+    class Recording(dict):
+        def __getitem__(self, key):
+            used.add(key)
+            return super().__getitem__(key)
+
+    monkeypatch.setattr(_validation, "MESSAGES", Recording(_validation.MESSAGES))
+    return used
+
+
+@pytest.mark.parametrize(("call", "error", "english", "chinese"),
+                         [c[1:] for c in CALLS], ids=[c[0] for c in CALLS])  # fmt: skip
+def test_message_in_the_readers_language(monkeypatch, record, call, error, english, chinese):
+    monkeypatch.delenv("MHA_LANG", raising=False)
+    with pytest.raises(error) as raised_en:
+        call()
+    monkeypatch.setenv("MHA_LANG", "zh_CN")
+    with pytest.raises(error) as raised_zh:
+        call()
+    assert type(raised_en.value) is type(raised_zh.value)  # the same class, caught the same way
+    message_en, message_zh = str(raised_en.value), str(raised_zh.value)
+    assert english in message_en and not CJK.search(message_en)
+    assert chinese in message_zh, message_zh
+    _is_chinese(message_zh)
+
+
+@pytest.mark.parametrize(("argv", "english", "chinese"), [c[1:] for c in CLI],
+                         ids=[c[0] for c in CLI])  # fmt: skip
+def test_cli_usage_error_in_the_readers_language(monkeypatch, capsys, record, argv, english,
+                                                 chinese):  # fmt: skip
+    """In process; MHA_LANG, or --lang where it is given, chooses."""
+    monkeypatch.delenv("MHA_LANG", raising=False)
+    runs = [({}, argv, "en"), ({"MHA_LANG": "zh_CN"}, argv, "zh_CN"),
+            ({}, ["--lang", "zh_CN", *argv], "zh_CN"),
+            ({"MHA_LANG": "zh_CN"}, ["--lang=en", *argv], "en")]  # fmt: skip
+    if argv[0] == "--lang":  # a --lang it cannot take: MHA_LANG's language
+        runs = runs[:2]
+    for env, args, lang in runs:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        with pytest.raises(SystemExit) as refused:
+            main(args)
+        monkeypatch.delenv("MHA_LANG", raising=False)
+        err = capsys.readouterr().err
+        assert refused.value.code == 2
+        if lang == "en":
+            assert err.startswith("usage: python -m mha") and english in err
+            assert not CJK.search(err)
+        else:
+            assert err.startswith("用法：python -m mha") and chinese in err, err
+            _is_chinese(err.splitlines()[-1])
+
+
+def test_every_message_is_tested_and_chinese(monkeypatch, capsys, record):
+    """The calls above show every message; each Chinese template has the English one's fields."""
+    for lang in ("en", "zh_CN"):
+        monkeypatch.setenv("MHA_LANG", lang)
+        for _, call, error, _, _ in CALLS:
+            with pytest.raises(error):
+                call()
+        for _, argv, _, _ in CLI:
+            with pytest.raises(SystemExit):
+                main(argv)
+    capsys.readouterr()
+    assert set(_validation.MESSAGES) - record == set()
+    for english, chinese in _validation.MESSAGES.values():
+        fields = re.compile(r"\{(\w*)")
+        assert sorted(fields.findall(english)) == sorted(fields.findall(chinese)), english
+        assert not CJK.search(english)
+        assert CJK.search(chinese) or chinese.strip() in ("{n} 维", "或")
+
+
+def test_a_passing_check_never_words_a_message(monkeypatch, record):
+    """Errors cost nothing until they happen: valid calls never look up a message."""
+    mha.check_heads(64, 8)
+    mha.merge_heads(mha.split_heads(torch.zeros(2, 5, 64), 8))
+    mha.trace_shapes(2, 5, 64, 8, num_kv_heads=2)
+    mha.MultiHeadAttention(8, 2)(*[torch.zeros(5, 8)] * 3)
+    assert record == set()
