@@ -50,7 +50,11 @@ def _strings(code: str) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+
+
 CODE_WORDS = glossary.code_vocabulary([i for entries in ENTRIES.values() for i, _ in entries])
 
 
@@ -116,7 +120,9 @@ def test_the_glossary_tables_are_read() -> None:
     assert {s.step for s in RULES.steps} == {"split_heads", "merge_heads"}
     assert {"pytorch", "softmax", "gpu"} <= RULES.english
     assert {n.name for n in RULES.names} == {"超参数", "表示子空间", "连续存放"}
-    assert {"不是这个", "参数个数", "按顺序存放", "讲义中的大小"} <= {v.never for v in RULES.variants}
+    assert {"不是这个", "参数个数", "按顺序存放", "讲义中的大小"} <= {
+        v.never for v in RULES.variants
+    }
     assert len(PATTERNS) >= 3
 
 

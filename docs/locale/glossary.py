@@ -39,7 +39,9 @@ def prose(text: str) -> str:
 # terms: words of the "write" and "unless" columns that hold the variant (头维度 holds 头维)
 Variant = namedtuple("Variant", "never write unless terms")
 Step = namedtuple("Step", "step name english never")
-Rules = namedtuple("Rules", "variants steps english phrases names")  # english: lowercased, one word each
+Rules = namedtuple(
+    "Rules", "variants steps english phrases names"
+)  # english: lowercased, one word each
 
 
 def _table(text: str, heading: str) -> list[list[str]]:
@@ -102,7 +104,9 @@ def misnamed_steps(rules: Rules, msgid: str, msgstr: str) -> list[tuple[Step, st
     return found + [
         (step, "(none)")
         for step in named
-        if any(re.search(rf"(?<![\w.]){re.escape(p.lower())}(?![\w(])", english) for p in step.english)
+        if any(
+            re.search(rf"(?<![\w.]){re.escape(p.lower())}(?![\w(])", english) for p in step.english
+        )
         and step.name not in chinese
     ]
 
@@ -169,7 +173,8 @@ def patterns(path: Path = GLOSSARY) -> tuple[Pattern, ...]:
     write instead, and what the pattern finds."""
     text = path.read_text(encoding="utf-8")
     return tuple(
-        Pattern(re.compile(_items(row[0])[0]), row[1], row[2]) for row in _table(text, "### Patterns")
+        Pattern(re.compile(_items(row[0])[0]), row[1], row[2])
+        for row in _table(text, "### Patterns")
     )
 
 
@@ -215,9 +220,9 @@ def spaced_colons(code: str) -> list[str]:
         sep = next((k.value for k in node.keywords if k.arg == "sep"), None)
         if sep is not None and not (isinstance(sep, ast.Constant) and sep.value == " "):
             continue  # sep="" or "\n": no space after the colon
-        for arg, following in zip(node.args, node.args[1:]):
+        for arg in node.args[:-1]:  # followed by another argument
             last = arg.values[-1] if isinstance(arg, ast.JoinedStr) and arg.values else arg
             text = getattr(last, "value", None)
-            if isinstance(text, str) and text.endswith("：") and following is not None:
+            if isinstance(text, str) and text.endswith("："):
                 found.append(f"print({text!r}, ...) puts a space after '：'")
     return found
