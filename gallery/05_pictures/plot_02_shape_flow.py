@@ -6,9 +6,9 @@ A diagram of every tensor in multi-head attention, from the input ``(2, 5, 64)``
 output ``(2, 5, 64)``: one box per tensor with its name, shape and dimension letters, one row
 per step, and arrows labelled with the step that leads from one row to the next. Nothing is
 drawn by hand: the boxes come from :func:`mha.trace_shapes`, which runs the package's own
-steps on shape-only tensors, and carry the names of the lesson's script on page 2
-(``Q_proj``, ``attn_scores``, ``head_outputs``, ``concat_output``). Drawing a second size, cross-attention with a source of 7
-tokens, shows the diagram following the code.
+steps on shape-only tensors, and carry the names of the lesson's script on page 2, such as
+Q_proj, attn_scores, head_outputs and concat_output. Drawing a second size, cross-attention
+with a source of 7 tokens, shows the diagram following the code.
 """
 
 from itertools import groupby
