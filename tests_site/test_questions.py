@@ -27,7 +27,7 @@ PAGES = [  # the core path, each page ending with its questions, and page 8
     "tutorial/06_summary.html",
     "tutorial/08_tiled_attention.html",
 ]
-VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "不是这个。")}
+VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "答错了。")}
 PHONE = {"width": 390, "height": 844}
 # each choice of a question opened in turn (in one call): the page's width with each open
 OPEN_EACH_JS = """(question) => [...question.querySelectorAll('summary')].flatMap((summary) => {
