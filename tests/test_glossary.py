@@ -130,7 +130,7 @@ def test_the_glossary_tables_are_read() -> None:
     }
     assert {s.step for s in RULES.steps} == {"split_heads", "merge_heads"}
     assert {"pytorch", "softmax", "gpu"} <= RULES.english
-    assert {n.name for n in RULES.names} == {"超参数", "表示子空间", "连续存放"}
+    assert {n.name for n in RULES.names} == {"超参数", "表示子空间", "连续存放", "指代关系"}
     assert {"不是这个", "参数个数", "按顺序存放", "讲义中的大小"} <= {
         v.never for v in RULES.variants
     }
@@ -195,6 +195,7 @@ def test_one_term_per_concept(wrong: str, right: str) -> None:
         ("its own representation subspace", "各自的子空间", "各自的表示子空间"),
         ("the tensor is no longer contiguous", "张量不再按顺序存放", "张量不再连续存放"),
         ("is no longer stored in order", "不再连续", "不再连续存放"),
+        ("agreement and coreference", "主谓一致和指代", "主谓一致和指代关系"),
     ],
 )
 def test_named_one_way(msgid: str, wrong: str, right: str) -> None:

@@ -165,7 +165,7 @@ Pattern = namedtuple("Pattern", "pattern write what")
 LINK = re.compile(
     r"(?:\{(?:std:)?(?:doc|ref|numref)\}|:(?:std:)?(?:doc|ref|numref):)`([^`<]*?)(\s*<[^`>]*>)?`"
 )
-_PUNCT = "，。：；、（）「」！？"
+_PUNCT = "，。：；、（）「」“”！？"
 
 
 def patterns(path: Path = GLOSSARY) -> tuple[Pattern, ...]:
