@@ -31,7 +31,10 @@ from reading_time import (
 ANSWER = ("B, L, E = x.shape", "E // num_heads")
 FIX = ("Fix:", "修复：")  # how a report of mha.check starts the line that says what to write
 # how the tutorial's index states the core path's length, in each language
-STATED = {"en": re.compile(r"take about (\d+) minutes"), "zh_CN": re.compile(r"约\D{0,4}?(\d+) 分钟")}
+STATED = {
+    "en": re.compile(r"take about (\d+) minutes"),
+    "zh_CN": re.compile(r"约\D{0,4}?(\d+) 分钟"),
+}
 GALLERY = ("01_shapes", "02_pytorch", "03_exercise", "04_errors", "05_pictures")  # linked by 1-6
 
 
