@@ -376,7 +376,7 @@ def set_theme(page, theme: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # Questions that answer back (docs/_ext/questions.py)
 
-VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "不是这个。")}
+VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "答错了。")}
 # each choice of a question opened in turn (in one call): the page's width with each open
 OPEN_EACH_JS = """(question) => [...question.querySelectorAll('summary')].flatMap((summary) => {
   summary.parentElement.open = true;

@@ -1,22 +1,41 @@
-"""The tutorial's core path, read from the built site: short enough, and the exercise unspoiled.
+"""The tutorial's core path, read from the built site: its stated length, its answers folded,
+its Chinese outputs clean.
 
 - Pages 1 to 6 take at most ``CORE_BUDGET_MIN`` minutes to read, counting everything on them
-  (``reading_time.py`` says how).
+  (``reading_time.py`` says how), and the tutorial's index says how long, in both languages:
+  the figure the script computes, rounded as it rounds it, so that the two cannot drift apart.
 - Nothing above an answer shows it: no page before the exercise (page 4) holds a split that
-  works for any head count, and on page 4 the answer's code, and the fix that ``mha.check``
-  prints under the cell where the reader tries, are folded (inside a ``<details>`` element).
+  works for any head count, and on page 4 the answer's code is folded (inside a ``<details>``
+  element), and no report of ``mha.check`` shows its fix (what to write) unfolded.
+- In the Chinese edition, no code or printed output of the tutorial's pages and of the gallery
+  examples they link puts a space after a full-width colon (「：」): ``print``'s separator.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from reading_time import CORE_BUDGET_MIN, CORE_PAGES, estimate, read_article, tutorial_pages
+from reading_time import (
+    CORE_BUDGET_MIN,
+    CORE_PAGES,
+    core_minutes,
+    estimate,
+    read_article,
+    tutorial_pages,
+)
 
 # The exercise's answer: a split that reads its sizes from the tensor. Each string is a piece
 # of that answer as the answer writes it, or as the check's fix prints it.
 ANSWER = ("B, L, E = x.shape", "E // num_heads")
+FIX = ("Fix:", "修复：")  # how a report of mha.check starts the line that says what to write
+# how the tutorial's index states the core path's length, in each language
+STATED = {
+    "en": re.compile(r"take about (\d+) minutes"),
+    "zh_CN": re.compile(r"约\D{0,4}?(\d+) 分钟"),
+}
+GALLERY = ("01_shapes", "02_pytorch", "03_exercise", "04_errors", "05_pictures")  # linked by 1-6
 
 
 def _pages(layout, language: str) -> dict[str, Path]:
@@ -31,6 +50,45 @@ def test_core_path_reads_within_budget(layout) -> None:
     total = sum(e.minutes for e in estimates)
     each = ", ".join(f"{e.page} {e.minutes:.1f}" for e in estimates)
     assert total <= CORE_BUDGET_MIN, f"pages 1-6 take {total:.1f} minutes ({each})"
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_index_states_the_reading_time(layout, language: str) -> None:
+    if language not in layout.languages:
+        pytest.skip(f"this build has no {language} folder")
+    estimates = [estimate(page) for page in tutorial_pages(layout.root, "en")]
+    pages = tutorial_pages(layout.root, language)
+    index = pages[0].parent / "index.html"
+    stated = STATED[language].findall("".join(read_article(index).flow))
+    assert stated == [str(core_minutes(estimates))], (
+        f"{index}: says {stated} minutes, reading_time.py says {core_minutes(estimates)}"
+    )
+
+
+def test_no_space_after_a_full_width_colon(layout) -> None:
+    if "zh_CN" not in layout.languages:
+        pytest.skip("this build has no zh_CN folder")
+    root = tutorial_pages(layout.root, "zh_CN")[0].parent.parent
+    pages = [*tutorial_pages(layout.root, "zh_CN")]
+    pages += [p for g in GALLERY for p in sorted((root / "auto_examples" / g).glob("plot_*.html"))]
+    assert len(pages) > 20, "the tutorial's pages or its gallery are missing"
+    found = [
+        f"{page.relative_to(root)}: {line.strip()!r}"
+        for page in pages
+        for block in read_article(page).code
+        for line in block.splitlines()
+        if "： " in line
+    ]
+    assert not found, "a space after 「：」:\n" + "\n".join(found)
+
+
+def test_the_chinese_pages_say_how_to_get_chinese_reports(layout) -> None:
+    """Code copied from a Chinese page reports in English unless ``MHA_LANG=zh_CN`` is set."""
+    if "zh_CN" not in layout.languages:
+        pytest.skip("this build has no zh_CN folder")
+    pages = tutorial_pages(layout.root, "zh_CN")
+    silent = [p.name for p in pages if "MHA_LANG=zh_CN" not in "".join(read_article(p).flow)]
+    assert len(pages) == 8 and not silent, f"no word of MHA_LANG=zh_CN on {silent}"
 
 
 def _text(page: Path) -> tuple[str, str]:
@@ -51,5 +109,5 @@ def test_the_exercise_is_not_answered_above_its_answer(layout, language: str) ->
     exercise = pages["04"]
     text, unfolded = _text(exercise)
     assert all(piece in text for piece in ANSWER), "page 4 lost its answer"
-    shown = [piece for piece in ANSWER if piece in unfolded]
+    shown = [piece for piece in (*ANSWER, *FIX) if piece in unfolded]
     assert not shown, f"{exercise.name} shows the answer unfolded: {shown}"

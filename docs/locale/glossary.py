@@ -39,7 +39,9 @@ def prose(text: str) -> str:
 # terms: words of the "write" and "unless" columns that hold the variant (头维度 holds 头维)
 Variant = namedtuple("Variant", "never write unless terms")
 Step = namedtuple("Step", "step name english never")
-Rules = namedtuple("Rules", "variants steps english phrases")  # english: lowercased, one word each
+Rules = namedtuple(
+    "Rules", "variants steps english phrases names"
+)  # english: lowercased, one word each
 
 
 def _table(text: str, heading: str) -> list[list[str]]:
@@ -71,9 +73,13 @@ def load(path: Path = GLOSSARY) -> Rules:
         Step(_items(r[0])[0], _items(r[1])[0], _items(r[2]), _items(r[3]))
         for r in _table(text, "### Step names")
     )
+    names = tuple(  # "Named one way": the same shape as a step, the concept in place of a step
+        Step(r[0], _items(r[1])[0], _items(r[2]), _items(r[3]))
+        for r in _table(text, "### Named one way")
+    )
     kept = [item for row in _table(text, "### English that stays") for item in _items(row[0])]
     english = frozenset(k.lower() for k in kept if " " not in k)
-    return Rules(variants, steps, english, tuple(k for k in kept if " " in k))
+    return Rules(variants, steps, english, tuple(k for k in kept if " " in k), names)
 
 
 def forbidden(rules: Rules, msgstr: str) -> list[Variant]:
@@ -90,14 +96,18 @@ def forbidden(rules: Rules, msgstr: str) -> list[Variant]:
 
 
 def misnamed_steps(rules: Rules, msgid: str, msgstr: str) -> list[tuple[Step, str]]:
-    """(step, other name) of each step named otherwise, "(none)" where the English names it
-    and the translation does not."""
+    """(step, other name) of each step (and each concept "Named one way") named otherwise,
+    "(none)" where the English names it and the translation does not."""
     english, chinese = re.sub(r"\s+", " ", prose(msgid).lower()), prose(msgstr)
-    found = [(step, other) for step in rules.steps for other in step.never if other in chinese]
+    named = (*rules.steps, *rules.names)
+    found = [(step, other) for step in named for other in step.never if other in chinese]
     return found + [
         (step, "(none)")
-        for step in rules.steps
-        if any(p in english for p in step.english) and step.name not in chinese
+        for step in named
+        if any(
+            re.search(rf"(?<![\w.]){re.escape(p.lower())}(?![\w(])", english) for p in step.english
+        )
+        and step.name not in chinese
     ]
 
 
@@ -142,3 +152,77 @@ def english_words(rules: Rules, msgid: str, msgstr: str, code_words: frozenset[s
 def glosses(msgstr: str) -> list[str]:
     """The English glosses of a translation: 词元（token） -> ["token"]."""
     return GLOSS.findall(prose(msgstr))
+
+
+# ---------------------------------------------------------------------------
+# Rules of form, not of words: "Patterns" (a regular expression a translation never matches)
+# and the printed labels of code entries (no space after a full-width colon)
+# ---------------------------------------------------------------------------
+
+Pattern = namedtuple("Pattern", "pattern write what")
+# a link's title in a catalog of a MyST page ({doc}`title <target>`) or of a reST page
+# (:ref:`title <target>`): what the reader sees as the link text
+LINK = re.compile(
+    r"(?:\{(?:std:)?(?:doc|ref|numref)\}|:(?:std:)?(?:doc|ref|numref):)`([^`<]*?)(\s*<[^`>]*>)?`"
+)
+_PUNCT = "，。：；、（）「」“”！？"
+
+
+def patterns(path: Path = GLOSSARY) -> tuple[Pattern, ...]:
+    """The rows of "### Patterns": a regular expression (in the first cell's literal), what to
+    write instead, and what the pattern finds."""
+    text = path.read_text(encoding="utf-8")
+    return tuple(
+        Pattern(re.compile(_items(row[0])[0]), row[1], row[2])
+        for row in _table(text, "### Patterns")
+    )
+
+
+def link_spacing(msgstr: str) -> list[str]:
+    """The links of a translation whose text a reader sees wrapped in spaces: a space between a
+    Chinese character and the link, on either side, or inside the link's own title
+    ("取 {doc}`第 2 页 <p>` 的脚本" reads 「取 第 2 页 的脚本」)."""
+    found = []
+    chinese = rf"[\u4e00-\u9fff{_PUNCT}]"
+    for match in LINK.finditer(msgstr):
+        title, shown = match[1], match[1].strip()
+        before, after = msgstr[: match.start()], msgstr[match.end() :]
+        if (  # a Latin title keeps its space: 见 page 2
+            re.search(rf"{chinese}[ \t]+$", before)
+            and re.match(chinese, shown)
+            and not before.endswith("\\ ")
+        ):
+            found.append(f"space before {match[0]!r}")
+        if re.match(rf"[ \t]+{chinese}", after) and re.search(rf"{chinese}$", shown):
+            found.append(f"space after {match[0]!r}")
+        if CJK.search(title) and title != title.strip():
+            found.append(f"space inside the link text of {match[0]!r}")
+    return found
+
+
+def spaced_colons(code: str) -> list[str]:
+    """The printed labels of a code block that put a space after a full-width colon: a string
+    holding "： ", or a ``print`` whose argument ends in "：" followed by another argument
+    while ``sep`` is left at its default, one space (``print("参数量：", n)`` prints 参数量： 16640).
+    ``code`` that is not Python has none."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "： " in node.value:
+            found.append(f"{node.value!r} holds '： '")
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"):
+            continue
+        sep = next((k.value for k in node.keywords if k.arg == "sep"), None)
+        if sep is not None and not (isinstance(sep, ast.Constant) and sep.value == " "):
+            continue  # sep="" or "\n": no space after the colon
+        for arg in node.args[:-1]:  # followed by another argument
+            last = arg.values[-1] if isinstance(arg, ast.JoinedStr) and arg.values else arg
+            text = getattr(last, "value", None)
+            if isinstance(text, str) and text.endswith("："):
+                found.append(f"print({text!r}, ...) puts a space after '：'")
+    return found

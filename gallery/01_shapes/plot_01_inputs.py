@@ -42,7 +42,7 @@ print(f"B={B}  L={L}  E={E}  H={H}  D=E/H={D}")
 try:
     mha.check_heads(E, 6)  # 6 does not divide 64
 except ValueError as err:
-    print("6 heads:", err)
+    print(f"6 heads: {err}")
 else:
     raise AssertionError("6 heads should be refused")
 

@@ -143,8 +143,8 @@ with LinearCalls() as self_attention:
     mha.project_qkv(x, x, x, *weights)
 with LinearCalls() as cross_attention:
     mha.project_qkv(x, memory, memory, *weights)
-print("self-attention: ", self_attention.weights)
-print("cross-attention:", cross_attention.weights)
+print(f"self-attention:  {self_attention.weights}")
+print(f"cross-attention: {cross_attention.weights}")
 assert self_attention.weights == [(64, 64)] * 3
 assert cross_attention.weights == [(64, 64)] * 3
 

@@ -74,7 +74,7 @@ assert Q_heads[0, 3].shape == (5, 8)
 # All three tensors start at the same address, and writing through the view changes the
 # original. (The write is done on a copy of ``Q`` to leave ``Q`` as it is.)
 
-print("data_ptr equal:", Q.data_ptr() == Q_view.data_ptr() == Q_heads.data_ptr())
+print(f"data_ptr equal: {Q.data_ptr() == Q_view.data_ptr() == Q_heads.data_ptr()}")
 assert Q.data_ptr() == Q_view.data_ptr() == Q_heads.data_ptr()
 
 scratch = Q.detach().clone()

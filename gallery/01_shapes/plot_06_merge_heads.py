@@ -62,7 +62,7 @@ try:
     moved.view(B, L, E)
 except RuntimeError as err:
     message = str(err)
-    print("RuntimeError:", message)
+    print(f"RuntimeError: {message}")
 else:
     raise AssertionError("view of a non-contiguous tensor was expected to fail")
 assert "view size is not compatible" in message
@@ -112,7 +112,7 @@ for h in range(H):
 # for bit, and splitting the merged tensor gives back the heads.
 
 round_trip = mha.merge_heads(mha.split_heads(q, H))  # (B, L, E) -> (B, H, L, D) -> (B, L, E)
-print("torch.equal(merge_heads(split_heads(q)), q):", torch.equal(round_trip, q))
+print(f"torch.equal(merge_heads(split_heads(q)), q): {torch.equal(round_trip, q)}")
 assert torch.equal(round_trip, q)
 assert torch.equal(mha.split_heads(mha.merge_heads(context), H), context)
 

@@ -81,7 +81,7 @@ out_o, weights_o = ours(x, x, x)
 out_t, weights_t = theirs(x, x, x)
 torch.testing.assert_close(out_t, out_o)
 torch.testing.assert_close(weights_t, weights_o)
-print("in_proj_weight:", tuple(theirs.in_proj_weight.shape))
+print(f"in_proj_weight: {tuple(theirs.in_proj_weight.shape)}")
 
 # %%
 # The same seed gives the same parameters
@@ -118,7 +118,7 @@ for name, (p_t, p_o) in pairs.items():
 n_theirs = sum(p.numel() for p in theirs.parameters())
 n_ours = sum(p.numel() for p in ours.parameters())
 assert n_theirs == n_ours == 4 * 64 * 64 + 4 * 64
-print("parameters:", n_ours)
+print(f"parameters: {n_ours}")
 
 # %%
 # Same parameters, same outputs
@@ -157,7 +157,7 @@ torch.testing.assert_close(weights_o_lbe, weights_t_lbe)
 # same seed as the batch-first pair: same parameters, so the same numbers, transposed
 torch.testing.assert_close(out_o_lbe.transpose(0, 1), out_o)
 torch.testing.assert_close(weights_o_lbe, weights_o)
-print("batch_first=False:", tuple(x_lbe.shape), "->", tuple(out_o_lbe.shape))
+print(f"batch_first=False: {tuple(x_lbe.shape)} -> {tuple(out_o_lbe.shape)}")
 
 # %%
 # Functions used: :class:`mha.MultiHeadAttention`,

@@ -93,7 +93,7 @@ assert out.shape == (2, 5, 64)
 out_t, weights_t = theirs(x, x, x, average_attn_weights=False)
 torch.testing.assert_close(out, out_t)
 torch.testing.assert_close(weights, weights_t)
-print("rebuilt forward == torch.nn.MultiheadAttention:", tuple(out.shape), tuple(weights.shape))
+print(f"rebuilt forward == torch.nn.MultiheadAttention: {tuple(out.shape)} {tuple(weights.shape)}")
 
 # %%
 # Keys and values of other widths: kdim and vdim

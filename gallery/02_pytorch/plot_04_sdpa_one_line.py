@@ -41,7 +41,7 @@ torch.testing.assert_close(out_fused, out_explicit)
 # the formula itself, written out
 by_hand = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(8), dim=-1) @ v
 torch.testing.assert_close(by_hand, out_explicit)
-print("F.scaled_dot_product_attention == explicit step:", tuple(out_fused.shape))
+print(f"F.scaled_dot_product_attention == explicit step: {tuple(out_fused.shape)}")
 
 # %%
 # With a causal mask
@@ -118,8 +118,8 @@ out_negated = finish(F.scaled_dot_product_attention(q_h, k_h, v_h, attn_mask=~ma
 
 assert not torch.allclose(out_same_mask, out_module)
 torch.testing.assert_close(out_negated, out_module)
-print("same mask, max difference:", f"{(out_same_mask - out_module).abs().max():.3f}")
-print("~mask,     max difference:", f"{(out_negated - out_module).abs().max():.2e}")
+print(f"same mask, max difference: {(out_same_mask - out_module).abs().max():.3f}")
+print(f"~mask,     max difference: {(out_negated - out_module).abs().max():.2e}")
 
 # %%
 # Where the weight went

@@ -55,7 +55,7 @@ assert out1.shape == (2, 5, 64)
 torch.testing.assert_close(out1, out_plain)
 torch.testing.assert_close(weights1[:, 0], weights_plain)
 torch.testing.assert_close(attn1(x, x, x)[1], weights_plain)
-print("1 head == plain attention:", tuple(out1.shape), tuple(weights1.shape))
+print(f"1 head == plain attention: {tuple(out1.shape)} {tuple(weights1.shape)}")
 
 # %%
 # 64 heads: :math:`d_k = 1`
@@ -99,7 +99,7 @@ theirs64 = torch.nn.MultiheadAttention(64, 64, batch_first=True, device=device)
 out_t, weights_t = theirs64(x, x, x, average_attn_weights=False)
 torch.testing.assert_close(out64, out_t)
 torch.testing.assert_close(weights64, weights_t)
-print("64 heads:", tuple(out64.shape), tuple(weights64.shape))
+print(f"64 heads: {tuple(out64.shape)} {tuple(weights64.shape)}")
 
 # %%
 # A score is a product of two scalars

@@ -80,7 +80,7 @@ for num_heads in range(1, 65):
 
 assert valid == [1, 2, 4, 8, 16, 32, 64]
 assert mha.check_heads(64, 8) == 8
-print("head counts that divide 64:", valid)
+print(f"head counts that divide 64: {valid}")
 
 # %%
 # The fix: a head count that divides the width

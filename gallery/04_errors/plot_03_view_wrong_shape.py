@@ -78,7 +78,7 @@ assert torch.equal(q_heads.transpose(1, 2), mha.split_heads(q, H))
 H = 4  # another head count: -1 follows, D = 16
 q_heads4 = q.view(B, L, H, -1)
 assert q_heads4.shape == (2, 5, 4, 16)
-print("view(B, L, 8, -1):", tuple(q_heads.shape), " view(B, L, 4, -1):", tuple(q_heads4.shape))
+print(f"view(B, L, 8, -1): {tuple(q_heads.shape)}  view(B, L, 4, -1): {tuple(q_heads4.shape)}")
 
 # %%
 # When -1 still fails
@@ -116,7 +116,7 @@ q128 = torch.randn(2, 5, 128, device=device)  # a projection to 2 * 64 features
 q_bad = q128.view(B, -1, 8, 8)
 assert q_bad.shape == (2, 10, 8, 8)  # no error: L silently became 10
 assert torch.equal(q_bad[:, 1].flatten(1), q128[:, 0, 64:])  # "token 1" is half of token 0
-print("view(B, -1, 8, 8) of (2, 5, 128):", tuple(q_bad.shape), "- no error")
+print(f"view(B, -1, 8, 8) of (2, 5, 128): {tuple(q_bad.shape)} - no error")
 
 # %%
 # The package's error
@@ -152,7 +152,7 @@ heads_64 = mha.split_heads(right_proj(x), 8)  # (B, H, L, D)
 heads_60 = mha.split_heads(q60, 6)  # (B, H, L, D)
 assert heads_64.shape == (2, 8, 5, 8)
 assert heads_60.shape == (2, 6, 5, 10)
-print("width 64, 8 heads:", tuple(heads_64.shape), " width 60, 6 heads:", tuple(heads_60.shape))
+print(f"width 64, 8 heads: {tuple(heads_64.shape)}  width 60, 6 heads: {tuple(heads_60.shape)}")
 
 # %%
 # Functions used: :func:`mha.split_heads`, :func:`mha.get_device`.

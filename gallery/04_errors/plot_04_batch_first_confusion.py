@@ -50,10 +50,10 @@ assert out_wrong.shape == out_right.shape == (2, 5, 64)
 assert weights_wrong.shape == (5, 2, 2)
 assert weights_right.shape == (2, 5, 5)
 assert not torch.allclose(out_wrong, out_right)
-print("output shapes:", tuple(out_wrong.shape), tuple(out_right.shape))
-print("weights, batch_first=False:", tuple(weights_wrong.shape))
-print("weights, batch_first=True: ", tuple(weights_right.shape))
-print("largest difference of the outputs:", f"{(out_wrong - out_right).abs().max():.3f}")
+print(f"output shapes: {tuple(out_wrong.shape)} {tuple(out_right.shape)}")
+print(f"weights, batch_first=False: {tuple(weights_wrong.shape)}")
+print(f"weights, batch_first=True:  {tuple(weights_right.shape)}")
+print(f"largest difference of the outputs: {(out_wrong - out_right).abs().max():.3f}")
 
 # %%
 # The leak: one sequence changes another's output
@@ -78,7 +78,7 @@ torch.testing.assert_close(out_right_changed[0], out_right[0])  # sequence 0 unc
 for i in range(5):
     assert not torch.allclose(out_right_changed[1, i], out_right[1, i])
 leak = (out_wrong_changed[0] - out_wrong[0]).abs().amax(dim=-1)  # (L,)
-print("batch_first=False, change of sequence 0 per token:", leak.detach().cpu().numpy().round(3))
+print(f"batch_first=False, change of sequence 0 per token: {leak.detach().cpu().numpy().round(3)}")
 print("batch_first=True,  change of sequence 0: none")
 
 # %%

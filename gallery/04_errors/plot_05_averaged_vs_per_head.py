@@ -33,7 +33,7 @@ _, weights_per_head = attn(x, x, x, average_attn_weights=False)
 assert weights_avg.shape == (2, 5, 5)  # (B, L, S)
 assert weights_per_head.shape == (2, 8, 5, 5)  # (B, H, L, S)
 torch.testing.assert_close(weights_avg, weights_per_head.mean(dim=1))
-print("averaged:", tuple(weights_avg.shape), " per head:", tuple(weights_per_head.shape))
+print(f"averaged: {tuple(weights_avg.shape)}  per head: {tuple(weights_per_head.shape)}")
 
 # %%
 # The mistake: weights[:, 1] is not head 1
@@ -51,8 +51,8 @@ assert not_head_1.shape == (2, 5)
 assert head_1.shape == (2, 5, 5)
 torch.testing.assert_close(not_head_1, weights_per_head[:, :, 1].mean(dim=1))  # query 1
 assert not torch.allclose(not_head_1, head_1[:, 1])
-print("weights_avg[0, 1]       (query 1, mean of heads):", weights_avg[0, 1].detach().cpu())
-print("weights_per_head[0, 1, 1] (head 1, query 1):     ", head_1[0, 1].detach().cpu())
+print(f"weights_avg[0, 1]       (query 1, mean of heads): {weights_avg[0, 1].detach().cpu()}")
+print(f"weights_per_head[0, 1, 1] (head 1, query 1):      {head_1[0, 1].detach().cpu()}")
 
 # %%
 # The error appears only past the sequence length

@@ -91,7 +91,7 @@ tokens_per_head = [len(set(row.tolist())) for row in wrong_tokens]
 assert tokens_per_head == [1, 2, 1, 2, 2, 1, 2, 1]
 for h in range(H):
     assert (right_tags[h] // 10).tolist() == [0, 1, 2, 3, 4]
-print("tokens in each wrong head:", tokens_per_head)
+print(f"tokens in each wrong head: {tokens_per_head}")
 
 # %%
 # Attention on the scrambled heads

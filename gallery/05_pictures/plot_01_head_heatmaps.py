@@ -104,7 +104,7 @@ tokens = ["the", "cat", "sat", "on", "the", "mat"]
 vocabulary = sorted(set(tokens))
 assert len(tokens) == 6 and len(vocabulary) == 5
 ids = torch.tensor([[vocabulary.index(t) for t in tokens]], device=device)  # (B, L)
-print("tokens:", tokens)
+print(f"tokens: {tokens}")
 
 
 def attention_weights(d_model, num_heads):
@@ -127,7 +127,7 @@ def attention_weights(d_model, num_heads):
 # sums to 1; the check reads those sums back from the images as drawn.
 
 weights_8 = attention_weights(64, 8)  # (H, L, S)
-print("weights:", tuple(weights_8.shape), "(H, L, S)")
+print(f"weights: {tuple(weights_8.shape)} (H, L, S)")
 fig, used = plot_heads(weights_8, tokens, tokens, title="8 heads, d_model = 64")
 check_grid(fig, used, weights_8, rows=2, cols=4)
 

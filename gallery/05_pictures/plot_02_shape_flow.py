@@ -6,8 +6,9 @@ A diagram of every tensor in multi-head attention, from the input ``(2, 5, 64)``
 output ``(2, 5, 64)``: one box per tensor with its name, shape and dimension letters, one row
 per step, and arrows labelled with the step that leads from one row to the next. Nothing is
 drawn by hand: the boxes come from :func:`mha.trace_shapes`, which runs the package's own
-steps on shape-only tensors. Drawing a second size, cross-attention with a source of 7
-tokens, shows the diagram following the code.
+steps on shape-only tensors, and carry the names of the lesson's script on page 2, such as
+Q_proj, attn_scores, head_outputs and concat_output. Drawing a second size, cross-attention
+with a source of 7 tokens, shows the diagram following the code.
 """
 
 from itertools import groupby
@@ -45,6 +46,16 @@ CHANGED = "#c0392b"
 # 390 px phone) and wide enough for three boxes of 10 pt text side by side
 BOX_W, BOX_H, ROW_GAP, WIDTH = 1.26, 1.05, 1.75, 4.2
 LEGEND_H = 1.0  # room below the rows for the legend, off the boxes
+# each box's name: the name the tensor has in page 2's script, the lesson's names (the trace
+# calls some of them more briefly)
+NAMES = {
+    "Q": "Q_proj",
+    "K": "K_proj",
+    "V": "V_proj",
+    "scores": "attn_scores",
+    "context": "head_outputs",
+    "concat": "concat_output",
+}
 # each arrow's label: its step's name (the page's language; the trace's names are English)
 STEP_LABELS = {
     "2) project": "2) project",
@@ -94,10 +105,11 @@ def draw_shape_flow(steps, title, highlight=()):
                 linewidth=3.0 if s.name in highlight else 1.2,
             )
             ax.add_patch(box)
-            ax.text(x, y + 0.27, s.name, ha="center", va="center", fontsize=11, weight="bold")
+            name = NAMES.get(s.name, s.name)
+            ax.text(x, y + 0.27, name, ha="center", va="center", fontsize=10, weight="bold")
             ax.text(x, y, str(s.shape), ha="center", va="center", family="monospace")
             ax.text(x, y - 0.27, s.letters, ha="center", va="center", family="monospace")
-            box.set_label(f"{s.name} {s.shape}")
+            box.set_label(f"{name} {s.shape}")
             boxes.append(box)
         if row > 0:  # arrow from the row above, labelled with this row's step
             top = y + BOX_H / 2 + 0.05
@@ -141,8 +153,13 @@ steps_in_order = list(dict.fromkeys(s.step for s in trace))
 assert len(boxes) == len(trace) == 12
 assert boxes[0].get_label() == "x (2, 5, 64)"
 assert boxes[-1].get_label() == "output (2, 5, 64)"
+# the names of page 2's script, in its order
+assert [box.get_label().split(" ")[0] for box in boxes] == [
+    "x", "Q_proj", "K_proj", "V_proj", "Q_heads", "K_heads", "V_heads",
+    "attn_scores", "attn_weights", "head_outputs", "concat_output", "output",
+]  # fmt: skip
 assert arrow_labels == [STEP_LABELS[step] for step in steps_in_order[1:]]
-print("arrows:", arrow_labels)
+print(f"arrows: {arrow_labels}")
 
 # %%
 # Cross-attention: a source of 7 tokens
@@ -166,7 +183,7 @@ assert cross[0].shape == cross[-1].shape == (2, 5, 64)
 self_shapes = {s.name: s.shape for s in trace}
 changed = [s.name for s in cross if self_shapes.get(s.name) != s.shape]
 assert changed == ["key", "value", "K", "V", "K_heads", "V_heads", "scores", "attn_weights"]
-print("changed by S = 7:", changed)
+print(f"changed by S = 7: {changed}")
 
 fig, boxes, arrow_labels = draw_shape_flow(
     cross, "Cross-attention: B=2, L=5, S=7, E=64, H=8", highlight=changed
@@ -174,7 +191,8 @@ fig, boxes, arrow_labels = draw_shape_flow(
 assert len(boxes) == len(cross)
 assert boxes[0].get_label() == "x (2, 5, 64)"
 assert boxes[-1].get_label() == "output (2, 5, 64)"
-assert "K (2, 7, 64)" in [box.get_label() for box in boxes]
+assert "K_proj (2, 7, 64)" in [box.get_label() for box in boxes]
+assert "head_outputs (2, 8, 5, 8)" in [box.get_label() for box in boxes]
 
 # %%
 # Functions used: :func:`mha.trace_shapes`, :func:`mha.format_shape_table`.
