@@ -20,12 +20,20 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from pagechecks import install_line
+from pagechecks import CJK, install_line
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r"\{[a-z]+\}`|:(?:func|class|meth|attr|mod|data|exc|obj|doc|ref|term|math):`")
 LINK = re.compile(r"\]\((?P<url>[^)\s]+)\)")
 SITE = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Documentation"]
+# what a page folds for the reader to open: an answer (a dropdown), a question's choice
+PAGE_FOLDS = re.compile(r'<details class="(?:sd-sphinx-override sd-dropdown|mha-choice)')
+FOLDED = re.compile(r"<details>.*?</details>", re.DOTALL)
+# an answer's heading or label, as the pages write them: "Answer: ...", "Answers: ...", "答案："
+ANSWER = re.compile(r"^[#*\s]*(?:Answers?\b|答案)", re.MULTILINE)
+# docs/_ext/package.py's note after an install line, and the page of PyTorch it links
+NOTE = re.compile(r'</p>\s*<p class="mha-install-note">(.*?)</p>', re.DOTALL)
+PYTORCH_INSTALL = 'href="https://pytorch.org/get-started/locally/"'
 
 
 def notebooks(folder: Path) -> Iterator[tuple[str, dict]]:
@@ -65,6 +73,36 @@ def test_no_downloaded_notebook_shows_a_role(layout, language: str) -> None:
     assert not left, f"{len(left)} roles left, e.g. {left[:5]}"
 
 
+def test_every_answer_in_a_tutorial_notebook_is_folded(layout, language: str) -> None:
+    """Each tutorial notebook folds what its page folds (docs/_ext/tutorial_notebooks.py): every
+    dropdown and question's choice of the page is a ``<details>`` cell, nothing of an answer ("Answer", "答案") shows
+    outside one, and the code the page hides (``hide-cell``, ``hide-input``) has its source
+    hidden in Jupyter, its output too where the page hides it."""
+    folder = layout.languages[language]
+    pages = {n: nb for n, nb in notebooks(folder) if re.fullmatch(r"\d\d_\w+\.ipynb", n)}
+    assert len(pages) >= 8, sorted(pages)
+    folded = hidden = 0
+    for name, notebook in pages.items():
+        page = (folder / "tutorial" / name).with_suffix(".html").read_text(encoding="utf-8")
+        texts = list(markdown(notebook))
+        details = sum(text.count("<details>") for text in texts)
+        expected = len(PAGE_FOLDS.findall(page))
+        assert details == expected, f"{name}: {details} folded where the page folds {expected}"
+        shown = ANSWER.search("\n".join(FOLDED.sub("", text) for text in texts))
+        assert not shown, f"{name}: an answer shows unfolded: {shown}"
+        for cell in (cell for cell in notebook["cells"] if cell["cell_type"] == "code"):
+            tags, jupyter = (
+                set(cell["metadata"].get("tags", [])),
+                cell["metadata"].get("jupyter", {}),
+            )
+            source, output = tags & {"hide-cell", "hide-input"}, tags & {"hide-cell", "hide-output"}
+            assert jupyter.get("source_hidden", False) == bool(source), (name, cell["source"][:2])
+            assert jupyter.get("outputs_hidden", False) == bool(output), (name, cell["source"][:2])
+            hidden += bool(source)
+        folded += details
+    assert folded >= 2 and hidden >= 2, (folded, hidden)
+
+
 def test_each_link_to_the_site_names_a_page_it_has(layout, language: str) -> None:
     """A link's address on the published site, mapped to the build: the page and its anchor."""
     pages: dict[Path, str] = {}
@@ -91,7 +129,8 @@ def test_each_link_to_the_site_names_a_page_it_has(layout, language: str) -> Non
 def test_every_download_page_states_the_install_line(layout, language: str) -> None:
     """Each tutorial page, the tutorial's and the gallery's index and every example page print
     ``python -m pip install mha-<version>-py3-none-any.whl matplotlib``, the wheel's name a
-    link to the package that the site serves."""
+    link to the package that the site serves, and right after it, in the page's language, how
+    to get PyTorch's CPU-only build on Linux, linking PyTorch's own install page."""
     folder = layout.languages[language]
     pages = [
         *sorted((folder / "tutorial").glob("[0-9][0-9]_*.html")),
@@ -107,6 +146,12 @@ def test_every_download_page_states_the_install_line(layout, language: str) -> N
         assert found, f"{page.relative_to(layout.root)} states no install line"
         command, href = found
         assert command == f"python -m pip install {wheel} matplotlib", (page, command)
+        html = page.read_text(encoding="utf-8")
+        notes = NOTE.findall(html)
+        assert len(notes) == html.count('<code class="mha-install'), f"{page}: {notes}"
+        for note in notes:
+            assert PYTORCH_INSTALL in note and "CPU" in note, (page, note)
+            assert (language == "zh_CN") == bool(CJK.search(note)), (page, note)
         served = (page.parent / href).resolve()
         assert served.name == wheel and served.is_file(), (page, served)
         with zipfile.ZipFile(served) as archive:  # the package itself, of this version

@@ -1,13 +1,12 @@
-"""The package as the site uses it: outputs rerun when it changes, its wheel served with a note
-on PyTorch's CPU-only build, each public name listed.
+"""The package as the site uses it: outputs rerun when it changes, its wheel served, each public
+name listed.
 
 sphinx-gallery and myst-nb's cache see a change of an example or a notebook, not of ``src/mha``:
 a hash of the package (``mha_source_hash``; a changed value rebuilds every page) turns on
 ``run_stale_examples`` for one build and gives myst-nb a cache per hash. ``_wheel/<mha_wheel>``,
 built from the same sources, is linked by ``{install}`matplotlib``` (``mha_install``), also under
-each example's download note. On Linux, pip given that line alone resolves PyTorch's CUDA build
-(gigabytes): after every paragraph that prints it, a note in the page's language (``sphinx.po``)
-says how to get the CPU-only build first, linking PyTorch's own install page."""
+each example's download note, and followed by a note on PyTorch's CPU-only build (on Linux, pip
+given the line alone takes the CUDA build, gigabytes)."""
 
 from __future__ import annotations
 
@@ -90,8 +89,7 @@ CPU_NOTE = (
     "CPU-only build, first open {page}, choose your system, pip and CPU, and install PyTorch "
     "with the command it gives; then run the line above."
 )
-PYTORCH_PAGE = "PyTorch's install page"
-PYTORCH_INSTALL = "https://pytorch.org/get-started/locally/"
+PYTORCH_PAGE, PYTORCH_INSTALL = "PyTorch's install page", "https://pytorch.org/get-started/locally/"
 
 
 def cpu_note(app, doctree, docname: str) -> None:
@@ -100,13 +98,13 @@ def cpu_note(app, doctree, docname: str) -> None:
         paragraph = literal.parent
         if "mha-install" not in literal["classes"] or not isinstance(paragraph, nodes.paragraph):
             continue
-        following = paragraph.next_node(descend=False, siblings=True)
+        following = paragraph.next_node(descend=False, siblings=True)  # one note a paragraph
         if isinstance(following, nodes.paragraph) and "mha-install-note" in following["classes"]:
-            continue  # a second install line in one paragraph: one note
+            continue
         before, _page, after = str(_(CPU_NOTE)).partition("{page}")
         link = nodes.reference("", str(_(PYTORCH_PAGE)), refuri=PYTORCH_INSTALL, internal=False)
-        note = nodes.paragraph("", "", nodes.Text(before), link, nodes.Text(after))
-        note["classes"].append("mha-install-note")
+        note = nodes.paragraph("", "", nodes.Text(before), link, nodes.Text(after), classes=[
+            "mha-install-note"])  # fmt: skip
         paragraph.parent.insert(paragraph.parent.index(paragraph) + 1, note)
 
 

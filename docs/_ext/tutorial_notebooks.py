@@ -33,8 +33,7 @@ def closes(line: str, fence: str) -> bool:
 
 
 def folded(title: str, body: str) -> str:
-    """A Markdown cell's text that Jupyter shows folded, as the page folds a dropdown: the title
-    (its inline code as HTML, which a ``<summary>`` does not parse) opens the body."""
+    """A dropdown as Jupyter shows it folded (a ``<summary>`` reads HTML, not Markdown)."""
     title = re.sub(r"`([^`]+)`", r"<code>\1</code>", title)
     return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>"
 
