@@ -95,17 +95,16 @@ PYTORCH_PAGE, PYTORCH_INSTALL = "PyTorch's install page", "https://pytorch.org/g
 def cpu_note(app, doctree, docname: str) -> None:
     """After each paragraph that holds an install line, the note on PyTorch's CPU-only build."""
     for literal in list(doctree.findall(nodes.literal)):
-        paragraph = literal.parent
+        paragraph, next_ = literal.parent, literal.parent.next_node(descend=False, siblings=True)
         if "mha-install" not in literal["classes"] or not isinstance(paragraph, nodes.paragraph):
             continue
-        following = paragraph.next_node(descend=False, siblings=True)  # one note a paragraph
-        if isinstance(following, nodes.paragraph) and "mha-install-note" in following["classes"]:
-            continue
+        if isinstance(next_, nodes.paragraph) and "mha-install-note" in next_["classes"]:
+            continue  # one note a paragraph
         before, _page, after = str(_(CPU_NOTE)).partition("{page}")
         link = nodes.reference("", str(_(PYTORCH_PAGE)), refuri=PYTORCH_INSTALL, internal=False)
-        note = nodes.paragraph("", "", nodes.Text(before), link, nodes.Text(after), classes=[
-            "mha-install-note"])  # fmt: skip
+        note = nodes.paragraph("", "", nodes.Text(before), link, nodes.Text(after))
         paragraph.parent.insert(paragraph.parent.index(paragraph) + 1, note)
+        note["classes"].append("mha-install-note")
 
 
 def _install_note(app, docname: str, source: list[str]) -> None:
