@@ -67,7 +67,7 @@ def test_the_rules_rewrite_the_pages(tmp_path: Path) -> None:
     gallery, math = page["a_gallery.rst"], page["d_math.rst"]
     assert "跳到页末</span></a>下载完整的示例代码。" in gallery
     assert "<strong>脚本总运行时间：</strong>0 分 1.500 秒" in gallery
-    assert '<span class="pre">Python</span> <span class="pre">源代码：</span>' in gallery
+    assert '<span class="pre">Python</span> <span class="pre">源代码</span>' in gallery
     assert "示例库由 Sphinx-Gallery 生成" in gallery and "need_<wbr>weights=<wbr>False" in gallery
     assert re.search(r'<picture><source media="\(max-width: 540px\)" srcset="[^"]*_phone', gallery)
     assert (out / "_images" / f"sphx_glr_{NAME}_001_phone_2_00x.png").is_file()  # copied
