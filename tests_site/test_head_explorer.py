@@ -465,6 +465,11 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
     assert text["answer_people"].format(n=3) in said["text"] and said["verdict"] == "none"
     assert text["right"] not in said["text"] and text["wrong"] not in said["text"]
     assert said["note"] == text["outside_pronoun"]
+    for sentence in ("the boy helped the girls because she", "the queen met the king because they"):
+        enter(page, sentence)  # two people, a pronoun that fits neither: said so, not "both"
+        said = answer(page)
+        assert text["answer_neither"] in said["text"] and said["verdict"] == "none", said
+        assert text["answer_both"] not in said["text"], said
     # a switch that puts a wrong answer right says that it fixes it
     enter(page, " ".join(fix["tokens"]))
     heads = text["head_ref"].format(n=fix["head"])
@@ -481,6 +486,13 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
         ".head-explorer .hx-passes", "ps => ps.map((p) => p.dataset.passes)")]  # fmt: skip
     assert max(p for h, p in enumerate(passes) if h != role) < 0.02 * passes[role], passes
     assert text["nothing_left"].split("{")[0] in answer(page)["text"]
+    for head in range(len(passes)):  # every head off: no "heads still on" to speak of
+        if head != role:
+            switch(page, head).click()
+    said = answer(page)["text"]
+    assert (
+        text["nothing_on"].split("{")[0] in said and text["nothing_left"].split("{")[0] not in said
+    )
     assert not watch.problems, "\n".join(watch.problems)
 
 
@@ -497,6 +509,7 @@ def test_punctuation_case_and_a_misspelt_word(explorer, language: str) -> None:
         assert answer(page)["inside"] == "true" and answer(page)["verdict"] != "none", typed
     enter(page, "the kyes near the lamp is/are")
     assert "kyes" in message(page) and text["nearest"].format(words="keys") in message(page)
+    assert page.locator(".head-explorer .hx-answer").is_hidden(), "the last sentence's verdict"
     page.locator(".head-explorer .hx-suggestion[data-word='keys']").click()
     fixed = ["the", "keys", "near", "the", "lamp", "is/are"]
     assert page.input_value(".head-explorer .hx-input").split() == fixed

@@ -223,7 +223,8 @@
         marks.other = two.find((i) => i !== match[0]);
         answer = match[0] === two[0] ? "first" : "second";
       } else {
-        why = people.length < 2 ? "people" : people.length > 2 ? "three" : parsed ? "both" : "none";
+        const fits = match.length ? "both" : "neither"; // of two parsed people, the pronoun fits
+        why = people.length < 2 ? "people" : people.length > 2 ? "three" : parsed ? fits : "none";
       }
       marks.people = count > 2 && !parsed ? [] : two; // of three people, none is "the first of two"
     }
@@ -465,13 +466,13 @@
           found.problem === "unknown" && nearWords.length ? fill(text.nearest, { words: join(nearWords) }) : "",
           state.tokens && found.problem !== "typing" ? text.still : "",
         ]);
-        answer.classList.toggle("hx-stale", Boolean(state.tokens));
+        answer.hidden = note.hidden = true; // a verdict on the last sentence would read as this one's
         message.dataset.problem = found.problem;
         return;
       }
       message.textContent = "";
       delete message.dataset.problem;
-      answer.classList.remove("hx-stale");
+      answer.hidden = false;
       state.tokens = tokens;
       state.sentence = found;
       state.chosen = found.query;
@@ -635,7 +636,8 @@
       const now = predicted(state.result);
       const mark = (c) => (sentence.answer ? (c === sentence.answer ? "right" : "wrong") : "none");
       const said = { right: text.right, wrong: text.wrong, none: "" };
-      const why = { noun: text.answer_noun, none: text.answer_none, both: text.answer_both };
+      const why = { noun: text.answer_noun, none: text.answer_none, both: text.answer_both,
+        neither: text.answer_neither };
       const parts = [sentence.answer
         ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) })
         : why[sentence.why] || fill(text.answer_people, { n: sentence.count })];
@@ -655,7 +657,7 @@
         const passes = state.every.passes, most = Math.max(...passes);
         const left = passes.filter((_, h) => !state.removed.has(h));
         if (!left.length || Math.max(...left) < NOTHING * most) {
-          parts.push(fill(text.nothing_left, {
+          parts.push(fill(left.length ? text.nothing_left : text.nothing_on, {
             token: tokens[tokens.length - 1], left: left.length ? String(Number(Math.max(...left).toPrecision(2))) : "0",
             half: (1 / data.model.classes[sentence.task].length).toFixed(1),
           }));
