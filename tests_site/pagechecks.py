@@ -359,6 +359,13 @@ def axe_problems(page, context: str | dict | None = None, options: dict = STRUCT
     return problems
 
 
+# the search page has shown its results (or that it found none)
+SEARCH_DONE_JS = (
+    "() => ((document.querySelector('#search-results p.search-summary') || {}).innerText"
+    " || '').length > 0"
+)
+
+
 def set_theme(page, theme: str) -> None:
     """Switch the open page to ``theme`` in place, as the theme's switch does (its mode, its
     theme and the reader's stored choice), without loading the page again; return when the

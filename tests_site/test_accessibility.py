@@ -20,6 +20,7 @@ from pagechecks import (
     ARTICLE,
     FULL,
     QUESTIONS_SAMPLE,
+    SEARCH_DONE_JS,
     axe_problems,
     sample_pages,
     screenshot_pages,
@@ -35,10 +36,7 @@ SEARCH = {"en": "checkpoint", "zh_CN": "检查点"}
 
 
 def _search_results(page) -> None:
-    page.wait_for_function(
-        "() => ((document.querySelector('#search-results p.search-summary') || {}).innerText"
-        " || '').length > 0"
-    )
+    page.wait_for_function(SEARCH_DONE_JS)
     assert page.locator("#search-results ul.search li").count() >= 3
 
 

@@ -22,7 +22,8 @@ import struct
 import sys
 
 import pytest
-from conftest import TIMEOUT_MS, Watch
+from conftest import Watch, new_context
+from pagechecks import set_theme
 from site_figures import languages
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -129,10 +130,7 @@ def explorer(browser, base_url, layout):
         if language not in layout.languages:
             pytest.skip(f"this build has no {language} folder")
         if language not in opened:
-            ctx = browser.new_context(
-                viewport=DESKTOP, color_scheme="light", service_workers="block"
-            )
-            ctx.set_default_timeout(TIMEOUT_MS)
+            ctx = new_context(browser, viewport=DESKTOP)
             ctx.add_init_script(
                 "localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');"
             )
@@ -146,7 +144,8 @@ def explorer(browser, base_url, layout):
         watch = opened[language]
         watch.page.mouse.move(0, 0)
         watch.page.set_viewport_size(viewport)
-        watch.page.evaluate(RESET_JS, theme)
+        set_theme(watch.page, theme)
+        watch.page.evaluate(RESET_JS)
         watch.page.locator(EXPLORER).scroll_into_view_if_needed()
         return watch
 
@@ -155,11 +154,7 @@ def explorer(browser, base_url, layout):
         watch.page.context.close()
 
 
-RESET_JS = """(theme) => {
-  document.documentElement.dataset.theme = theme;  // what the theme switch does
-  document.documentElement.dataset.mode = theme;
-  localStorage.setItem('mode', theme);
-  localStorage.setItem('theme', theme);
+RESET_JS = """() => {
   const root = document.querySelector('.head-explorer');
   const data = JSON.parse(root.querySelector('script.hx-data').textContent);
   for (const box of root.querySelectorAll('.hx-switch')) if (!box.checked) box.click();

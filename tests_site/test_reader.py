@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pagechecks import SEARCH_DONE_JS
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -136,10 +137,6 @@ SEARCHES = {
 }
 
 
-SUMMARY_SHOWN_JS = (
-    "() => ((document.querySelector('#search-results p.search-summary') || {}).innerText"
-    " || '').length > 0"
-)
 # the search page's own function, as its load runs it for ?q=: the next query on the same page
 SEARCH_AGAIN_JS = """(query) => {
   document.getElementById('search-results').replaceChildren();
@@ -157,7 +154,7 @@ def test_chinese_search(shared, layout) -> None:
             shared.goto(f"zh_CN/search.html?q={query}")
         else:
             shared.page.evaluate(SEARCH_AGAIN_JS, query)
-        shared.page.wait_for_function(SUMMARY_SHOWN_JS)
+        shared.page.wait_for_function(SEARCH_DONE_JS)
         links = shared.page.eval_on_selector_all(
             "#search-results ul.search li a", "links => links.map((a) => a.href)"
         )
