@@ -11,9 +11,11 @@ the report names the mistake and gives a hint in words instead, for an exercise 
 comes later. Show the report as the last expression of a cell or at a Python prompt, or
 ``print`` it.
 
-Each check probes with sizes where every dimension differs, ``B=2, H=3, L=5, S=7, D=4,
-E=12`` (with the lesson's ``H = D = 8`` a swap of those two axes would pass by coincidence),
-and three seeds, and compares your result with :func:`mha.split_heads`,
+Each check probes with three inputs, one seed each, with ``H=3, D=4, E=12`` and
+``(B, L, S)`` = ``(2, 5, 7)``, ``(5, 7, 2)``, ``(7, 2, 5)``: every dimension differs (with the
+lesson's ``H = D = 8`` a swap of those two axes would pass by coincidence), and no size is
+the same on every input, so a function that writes out sizes (the lesson's ``B=2, L=5``) fails.
+It compares your result with :func:`mha.split_heads`,
 :func:`mha.merge_heads` or :func:`mha.scaled_dot_product_attention` through
 :func:`torch.testing.assert_close`. A mistake is recognised by its behaviour, not by reading
 your code: the wrong result of each known mistake is computed from the same input and compared
@@ -62,10 +64,12 @@ from mha._validation import language, resolve_language, say
 
 __all__ = ["Report", "attention", "merge_heads", "split_heads"]
 
-# probe sizes: every dimension differs, so swapped axes cannot pass by coincidence
-B, H, L, S, D = 2, 3, 5, 7, 4
+# probe sizes: every dimension differs, so swapped axes cannot pass by coincidence, and
+# (B, L, S) changes with the seed, so sizes written into the function cannot pass either
+H, D = 3, 4
 E = H * D
-SEEDS = (0, 1, 2)
+PROBES = {0: (2, 5, 7), 1: (5, 7, 2), 2: (7, 2, 5)}  # seed: (B, L, S)
+SEEDS = tuple(PROBES)
 
 # the axes of each step's output, by the names the report gives them (keys of _TEXT)
 _HEADS = ("batch", "head", "token", "feature")  # (B, H, L, D): split_heads, attention's output
@@ -266,6 +270,8 @@ _MISTAKES = (
              "两个都返回：输出和注意力权重",
              _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v)[0]]),
 )  # fmt: skip
+# a function right on the first input and of the wrong shape on another writes out its sizes
+_WRITTEN_OUT = {m.step: m for m in _MISTAKES if m.id == "view_wrong_size"}
 _RAISES = _Mistake("any", "raises", "your function raised an exception", "你的函数抛出了异常",
                    "call it on tensors of these shapes and read the traceback; compare each "
                    "line with {ref}",
@@ -404,6 +410,10 @@ def _describe(diff: _Diff, lang: str, axes: tuple) -> str:
     return text[diff.key].format(part=part, want=diff.want, got=got, where=where)
 
 
+def _shape(result: object) -> object:
+    return result.shape if isinstance(result, Tensor) else None
+
+
 def _same(got: object, want: object) -> bool:
     try:
         return _compare(got, want) is None
@@ -479,8 +489,13 @@ def _fix_code(step: str, mistake: _Mistake, fn: Callable, names: dict[str, str])
     return lines.format(sqrt_d_k=sqrt_d_k, **names)
 
 
+def _shapes(sizes: list[tuple[int, int, int]], shape: Callable[..., tuple]) -> str:
+    """The shapes of one input for each (B, L, S) in ``sizes``: ``(2, 5, 12), (5, 7, 12)``."""
+    return ", ".join(str(shape(*each)) for each in sizes)
+
+
 def _check(
-    step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe: str, axes
+    step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe, axes
 ) -> Report:
     lang = resolve_language(lang)
     if not callable(fn):
@@ -489,7 +504,7 @@ def _check(
     text, zh = _TEXT[lang], lang == "zh_CN"
     name = getattr(fn, "__name__", type(fn).__name__)
     for seed in SEEDS:
-        inputs = make_inputs(torch.Generator().manual_seed(seed))
+        inputs = make_inputs(torch.Generator().manual_seed(seed), *PROBES[seed])
         want = reference(*inputs)
         got, error, warned = _call(fn, inputs)
         try:
@@ -500,13 +515,16 @@ def _check(
         if error is None and what is None:
             continue
         mistake, said = _diagnose(step, inputs, got, error, warned)
+        if mistake is _DIFFERS and seed != SEEDS[0] and _shape(got) != _shape(want):
+            # right on the first input's sizes, the wrong shape on these: sizes written out
+            mistake = _WRITTEN_OUT.get(step, mistake)
         if said is not None:  # the first sentence of what fn raised or warned
             what = re.split(r"(?<=\.) ", said.strip().splitlines()[0])[0]
         names = _names(fn, step)
         hint = (mistake.hint_zh if zh else mistake.hint_en).format(ref=ref, **names)
         code = _fix_code(step, mistake, fn, names) if fix else None
         lines = [
-            text["bad"].format(name=name, ref=ref, probe=probe, seed=seed),
+            text["bad"].format(name=name, ref=ref, probe=probe([PROBES[seed]]), seed=seed),
             text["mistake"].format(
                 title=mistake.title_zh if zh else mistake.title_en,
                 row=text["row"] if mistake.in_table else "",
@@ -517,7 +535,8 @@ def _check(
         lines += [] if code is None else [f"    {line}" for line in code.splitlines()]
         return Report(False, mistake.id, "\n".join(lines), code)
     seeds = ", ".join(map(str, SEEDS))
-    return Report(True, None, text["ok"].format(name=name, ref=ref, probe=probe, seeds=seeds))
+    probes = probe(list(PROBES.values()))
+    return Report(True, None, text["ok"].format(name=name, ref=ref, probe=probes, seeds=seeds))
 
 
 # ---------------------------------------------------------------------------
@@ -560,8 +579,8 @@ def split_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> R
     ...     B, L, E = x.shape
     ...     return x.view(B, L, num_heads, E // num_heads).transpose(1, 2)
     >>> mha.check.split_heads(split, lang="en")
-    ✓ split matches mha.split_heads on the shapes and seeds tried (x: (2, 5, 12), num_heads=3;
-    seeds 0, 1, 2).
+    ✓ split matches mha.split_heads on the shapes and seeds tried (x: (2, 5, 12), (5, 7, 12),
+    (7, 2, 12), num_heads=3; seeds 0, 1, 2).
     >>> def split_lesson_sizes(x, num_heads):
     ...     return x.view(2, 5, 8, 8).transpose(1, 2)  # the lesson's sizes, written out
     >>> mha.check.split_heads(split_lesson_sizes).mistake
@@ -569,8 +588,9 @@ def split_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> R
     """
     return _check(
         "split_heads", fn, lang, fix,
-        lambda gen: (torch.randn(B, L, E, generator=gen), H),  # (B, L, E), H
-        _functional.split_heads, "mha.split_heads", f"x: {(B, L, E)}, num_heads={H}", _HEADS,
+        lambda gen, b, n, s: (torch.randn(b, n, E, generator=gen), H),  # (B, L, E), H
+        _functional.split_heads, "mha.split_heads",
+        lambda sizes: f"x: {_shapes(sizes, lambda b, n, s: (b, n, E))}, num_heads={H}", _HEADS,
     )  # fmt: skip
 
 
@@ -625,8 +645,9 @@ def merge_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> R
     """
     return _check(
         "merge_heads", fn, lang, fix,
-        lambda gen: (torch.randn(B, H, L, D, generator=gen),),  # (B, H, L, D)
-        _functional.merge_heads, "mha.merge_heads", f"x: {(B, H, L, D)}", _TOKENS,
+        lambda gen, b, n, s: (torch.randn(b, H, n, D, generator=gen),),  # (B, H, L, D)
+        _functional.merge_heads, "mha.merge_heads",
+        lambda sizes: f"x: {_shapes(sizes, lambda b, n, s: (b, H, n, D))}", _TOKENS,
     )  # fmt: skip
 
 
@@ -679,7 +700,9 @@ def attention(fn: Callable, *, lang: str | None = None, fix: bool = True) -> Rep
     """
     return _check(
         "attention", fn, lang, fix,
-        lambda gen: tuple(torch.randn(B, H, n, D, generator=gen) for n in (L, S, S)),  # q, k, v
+        lambda gen, b, n, s: tuple(torch.randn(b, H, m, D, generator=gen) for m in (n, s, s)),
         _functional.scaled_dot_product_attention, "mha.scaled_dot_product_attention",
-        f"q: {(B, H, L, D)}, k, v: {(B, H, S, D)}", (_HEADS, _WEIGHTS),
+        lambda sizes: f"q: {_shapes(sizes, lambda b, n, s: (b, H, n, D))}, "
+        f"k, v: {_shapes(sizes, lambda b, n, s: (b, H, s, D))}",
+        (_HEADS, _WEIGHTS),
     )  # fmt: skip
