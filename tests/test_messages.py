@@ -88,6 +88,19 @@ CALLS = [
      "embed_dim=4、num_heads=1，其中投影 (B, max(L, S), 3 E) 将有")),
     ("sizes-scores", lambda: mha.trace_shapes(1, 2**40, 1, 1), ValueError,
      "the scores (B, H, L, S) would hold", "其中注意力分数 (B, H, L, S) 将有"),
+    ("mask-dtype", lambda: mha.MultiHeadAttention(8, 2)(
+        *[torch.zeros(3, 1, 8)] * 3, key_padding_mask=torch.zeros(1, 3, dtype=torch.int64)),
+     TypeError, "convert it with key_padding_mask.bool() (True = ignore this key)",
+     "key_padding_mask 应为 bool 或浮点张量，实际的数据类型为 torch.int64；请用 "
+     "key_padding_mask.bool() 转换（True 表示忽略这个键）"),
+    ("mask-dtype-blocked", lambda: mha.MultiHeadAttention(8, 2)(
+        *[torch.zeros(3, 1, 8)] * 3, attn_mask=torch.zeros(3, 3, dtype=torch.int64)),
+     TypeError, "(True = blocked)", "（True 表示屏蔽这个位置）"),
+    ("mask-dtype-may-attend", lambda: mha.scaled_dot_product_attention(
+        *[torch.zeros(1, 1, 3, 4)] * 3, attn_mask=torch.zeros(3, 3, dtype=torch.int64)),
+     TypeError, "(True = may attend)", "（True 表示可以关注这个位置）"),
+    ("bool", lambda: mha.parameter_count(8, 2, bias=1), TypeError,
+     "expected bias to be a bool, got int", "bias 应为 bool，实际为 int"),
     ("check-callable", lambda: mha.check.split_heads(42), TypeError,
      "expected fn to be a callable (your function), got int",
      "fn 应为可调用对象（你的函数），实际为 int"),

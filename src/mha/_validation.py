@@ -165,6 +165,21 @@ MESSAGES = {
     "weight": ("the weight W^Q (E, E)", "权重 W^Q (E, E)"),
     "projections": ("the projections (B, max(L, S), 3 E)", "投影 (B, max(L, S), 3 E)"),
     "scores": ("the scores (B, H, L, S)", "注意力分数 (B, H, L, S)"),
+    "bool": ("expected {name} to be a bool, got {type}", "{name} 应为 bool，实际为 {type}"),
+    "mask_dtype": (
+        (
+            "expected {name} to be a bool or floating-point tensor, got dtype {dtype}; convert it "
+            "with {name}.bool() (True = {true_means}) or pass an additive float mask"
+        ),
+        (
+            "{name} 应为 bool 或浮点张量，实际的数据类型为 {dtype}；请用 {name}.bool() 转换"
+            "（True 表示{true_means}），或者传入加性的浮点掩码"
+        ),
+    ),
+    # what True means in a boolean mask (check_mask_dtype's true_means)
+    "blocked": ("blocked", "屏蔽这个位置"),
+    "may attend": ("may attend", "可以关注这个位置"),
+    "ignore this key": ("ignore this key", "忽略这个键"),
     "callable": (
         "expected fn to be a callable (your function), got {type}",
         "fn 应为可调用对象（你的函数），实际为 {type}",
@@ -258,13 +273,10 @@ def check_kv_heads(num_heads: int, num_kv_heads: int) -> int:
 
 def check_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool):
-        raise TypeError(f"expected {name} to be a bool, got {type(value).__name__}")
+        raise TypeError(say("bool", name=name, type=type(value).__name__))
     return value
 
 
 def check_mask_dtype(mask: Tensor, name: str, true_means: str, error=TypeAssertionError) -> None:
     if mask.dtype != torch.bool and not mask.is_floating_point():
-        raise error(
-            f"expected {name} to be a bool or floating-point tensor, got dtype {mask.dtype}; "
-            f"convert it with {name}.bool() (True = {true_means}) or pass an additive float mask"
-        )
+        raise error(say("mask_dtype", name=name, dtype=mask.dtype, true_means=say(true_means)))

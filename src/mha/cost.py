@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from mha._validation import check_kv_heads, positive_int
+from mha._validation import check_bool, check_kv_heads, positive_int
 from mha.functional import check_heads
 
 __all__ = [
@@ -108,8 +108,7 @@ def parameter_count(
     D = check_heads(embed_dim, num_heads)
     G = 1 if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
     for name, flag in (("bias", bias), ("add_bias_kv", add_bias_kv)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"expected {name} to be a bool, got {type(flag).__name__}")
+        check_bool(flag, name)
     kdim, vdim = _widths(embed_dim, kdim, vdim)
     E = embed_dim
     E_kv = (num_heads // G) * D  # columns of K and V: H_kv * D, which is E when H_kv = H
