@@ -91,14 +91,36 @@ CALLS = [
     ("mask-dtype", lambda: mha.MultiHeadAttention(8, 2)(
         *[torch.zeros(3, 1, 8)] * 3, key_padding_mask=torch.zeros(1, 3, dtype=torch.int64)),
      TypeError, "convert it with key_padding_mask.bool() (True = ignore this key)",
-     "key_padding_mask 应为 bool 或浮点张量，实际的数据类型为 torch.int64；请用 "
-     "key_padding_mask.bool() 转换（True 表示忽略这个键）"),
+     ("key_padding_mask 应为 bool 或浮点张量，实际的数据类型为 torch.int64；请用 "
+     "key_padding_mask.bool() 转换（True 表示忽略这个键）")),
     ("mask-dtype-blocked", lambda: mha.MultiHeadAttention(8, 2)(
         *[torch.zeros(3, 1, 8)] * 3, attn_mask=torch.zeros(3, 3, dtype=torch.int64)),
      TypeError, "(True = blocked)", "（True 表示屏蔽这个位置）"),
     ("mask-dtype-may-attend", lambda: mha.scaled_dot_product_attention(
         *[torch.zeros(1, 1, 3, 4)] * 3, attn_mask=torch.zeros(3, 3, dtype=torch.int64)),
      TypeError, "(True = may attend)", "（True 表示可以关注这个位置）"),
+    ("same-dims", lambda: mha.MultiHeadAttention(8, 2)(
+        torch.zeros(3, 1, 8), torch.zeros(3, 8), torch.zeros(3, 8)), ValueError,
+     "expected query, key and value to have the same number of dimensions, got 3-D, 2-D and 2-D",
+     "query、key 和 value 的维数应相同，实际为 3 维、2 维和 2 维"),
+    ("width", lambda: mha.MultiHeadAttention(8, 2)(*[torch.zeros(3, 1, 6)] * 3), ValueError,
+     "expected query's last dimension to be embed_dim=8, got query of shape (3, 1, 6)",
+     "query 的最后一个维度应为 embed_dim=8，实际 query 的形状为 (3, 1, 6)"),
+    ("batch", lambda: mha.MultiHeadAttention(8, 2)(
+        torch.zeros(2, 5, 8), torch.zeros(2, 7, 8), torch.zeros(2, 7, 8)), ValueError,
+     ("expected query, key and value to share the batch size (dimension 1 of (L, B, E)), got "
+      "query (2, 5, 8), key (2, 7, 8), value (2, 7, 8); with batch_first=False the batch is "
+      "dimension 1 of (L, B, E), but the inputs fit batch_first=True"),
+     ("query、key 和 value 的批量大小应相同（(L, B, E) 的第 1 维），实际 query 为 (2, 5, 8)，key 为 "
+      "(2, 7, 8)，value 为 (2, 7, 8)；batch_first=False 时批量是 (L, B, E) 的第 1 维，而这些输入符合 "
+      "batch_first=True")),
+    ("mask-shape", lambda: mha.MultiHeadAttention(8, 2)(
+        *[torch.zeros(2, 5, 8)] * 3, key_padding_mask=torch.zeros(2, 5, dtype=torch.bool)),
+     ValueError, "expected key_padding_mask of shape (B, S) = (5, 2) for query (2, 5, 8)",
+     "对形状为 (2, 5, 8) 的 query 和 (2, 5, 8) 的 key，key_padding_mask 的形状应为 (B, S) = (5, 2)"),
+    ("causal-needs-mask", lambda: mha.MultiHeadAttention(8, 2)(
+        *[torch.zeros(3, 1, 8)] * 3, is_causal=True), ValueError,
+     "is_causal=True is a hint that attn_mask is causal", "is_causal=True 只是提示 attn_mask 是因果掩码"),
     ("bool", lambda: mha.parameter_count(8, 2, bias=1), TypeError,
      "expected bias to be a bool, got int", "bias 应为 bool，实际为 int"),
     ("check-callable", lambda: mha.check.split_heads(42), TypeError,

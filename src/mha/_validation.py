@@ -97,6 +97,7 @@ MESSAGES = {
     ),
     "dims": ("{n}-D", "{n} 维"),  # one number of dimensions, joined by "or"
     "or": (" or ", "或 "),
+    "or_shape": (" or ", " 或 "),  # between two shapes a mask may have
     "unbatched": (" or unbatched {layout}", "，或无批量维度的 {layout}"),
     "int_bool": (
         "expected {name} to be an int, got bool ({value})",
@@ -174,6 +175,53 @@ MESSAGES = {
         (
             "{name} 应为 bool 或浮点张量，实际的数据类型为 {dtype}；请用 {name}.bool() 转换"
             "（True 表示{true_means}），或者传入加性的浮点掩码"
+        ),
+    ),
+    # MultiHeadAttention's inputs (functional.check_mha_inputs)
+    "same_dims": (
+        (
+            "expected query, key and value to have the same number of dimensions, got {q}-D, {k}-D "
+            "and {v}-D"
+        ),
+        "query、key 和 value 的维数应相同，实际为 {q} 维、{k} 维和 {v} 维",
+    ),
+    "width": (
+        "expected {name}'s last dimension to be {arg}={width}, got {name} of shape {shape}",
+        "{name} 的最后一个维度应为 {arg}={width}，实际 {name} 的形状为 {shape}",
+    ),
+    "batch": (
+        (
+            "expected query, key and value to share the batch size (dimension {axis} of {layout}), "
+            "got query {q}, key {k}, value {v}"
+        ),
+        (
+            "query、key 和 value 的批量大小应相同（{layout} 的第 {axis} 维），实际 query 为 {q}，"
+            "key 为 {k}，value 为 {v}"
+        ),
+    ),
+    "mask_shape": (
+        "expected {name} of shape {options} for query {q} and key {k}, got {got}",
+        "对形状为 {q} 的 query 和 {k} 的 key，{name} 的形状应为 {options}，实际为 {got}",
+    ),
+    "batch_first": (
+        (
+            "; with batch_first={now} the batch is dimension {axis} of {layout}, but the inputs fit "
+            "batch_first={other}: construct the module with batch_first={other} or transpose the "
+            "inputs"
+        ),
+        (
+            "；batch_first={now} 时批量是 {layout} 的第 {axis} 维，而这些输入符合 batch_first={other}："
+            "请用 batch_first={other} 构造模块，或者转置输入"
+        ),
+    ),
+    "causal_needs_mask": (
+        (
+            "is_causal=True is a hint that attn_mask is causal and needs attn_mask, got "
+            "attn_mask=None; pass attn_mask=mha.causal_mask(L, S) as well"
+        ),
+        (
+            "is_causal=True 只是提示 attn_mask 是因果掩码，仍需要传入 attn_mask，实际为 "
+            "attn_mask=None；请同时传入 attn_mask=mha.causal_mask(L, S)"
         ),
     ),
     # what True means in a boolean mask (check_mask_dtype's true_means)

@@ -494,9 +494,7 @@ def _shapes(sizes: list[tuple[int, int, int]], shape: Callable[..., tuple]) -> s
     return ", ".join(str(shape(*each)) for each in sizes)
 
 
-def _check(
-    step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe, axes
-) -> Report:
+def _check(step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe, axes) -> Report:
     lang = resolve_language(lang)
     if not callable(fn):
         with language(lang):

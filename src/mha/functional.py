@@ -700,26 +700,23 @@ def check_mha_inputs(
         check_tensor(t, name, TypeAttributeError)
         check_dim(t, name, dims, layout, ValueAssertionError, "(L, E)" if module else None)
     if not query.dim() == key.dim() == value.dim():
-        raise ValueAssertionError(
-            f"expected query, key and value to have the same number of dimensions, got "
-            f"{query.dim()}-D, {key.dim()}-D and {value.dim()}-D"
-        )
+        raise ValueAssertionError(say("same_dims", q=query.dim(), k=key.dim(), v=value.dim()))
     for name, t, (width, arg) in zip(
         ("query", "key", "value"), (query, key, value), widths, strict=True
     ):
         if t.shape[-1] != width:
             raise ValueAssertionError(
-                f"expected {name}'s last dimension to be {arg}={width}, got {name} of shape "
-                f"{tuple(t.shape)}"
+                say("width", name=name, arg=arg, width=width, shape=tuple(t.shape))
             )
     batched = query.dim() == 3
     batch_axis = (0 if batch_first else 1) if batched else None
     other_axis = None if batch_axis is None else 1 - batch_axis
-    hint = (
-        f"; with batch_first={batch_first} the batch is dimension {batch_axis} of {layout}, "
-        f"but the inputs fit batch_first={not batch_first}: construct the module with "
-        f"batch_first={not batch_first} or transpose the inputs"
-    )
+
+    def hint() -> str:  # worded only for an error
+        return say(
+            "batch_first", now=batch_first, axis=batch_axis, layout=layout, other=not batch_first
+        )
+
     if batched and not query.shape[batch_axis] == key.shape[batch_axis] == value.shape[batch_axis]:
         fits_other = (
             query.shape[other_axis] == key.shape[other_axis] == value.shape[other_axis]
@@ -731,10 +728,10 @@ def check_mha_inputs(
             if key.shape[batch_axis] != value.shape[batch_axis]
             else ValueRuntimeError
         )
+        shapes = {"q": tuple(query.shape), "k": tuple(key.shape), "v": tuple(value.shape)}
         raise error(
-            f"expected query, key and value to share the batch size (dimension {batch_axis} "
-            f"of {layout}), got query {tuple(query.shape)}, key {tuple(key.shape)}, value "
-            f"{tuple(value.shape)}" + (hint if fits_other and module else "")
+            say("batch", axis=batch_axis, layout=layout, **shapes)
+            + (hint() if fits_other and module else "")
         )
     _check_same_length(key, value, 0 if batch_axis is None else other_axis)
     expected = _mask_shapes(query, key, num_heads, batch_axis)
@@ -753,16 +750,14 @@ def check_mha_inputs(
                 and alternative is not None
                 and (tuple(mask.shape) in alternative[name].values())
             )
-            options = " or ".join(f"{k} = {v}" for k, v in expected[name].items())
+            options = say("or_shape").join(f"{k} = {v}" for k, v in expected[name].items())
+            q, k = tuple(query.shape), tuple(key.shape)
             raise error(
-                f"expected {name} of shape {options} for query {tuple(query.shape)} and key "
-                f"{tuple(key.shape)}, got {tuple(mask.shape)}" + (hint if fits_other else "")
+                say("mask_shape", name=name, options=options, q=q, k=k, got=tuple(mask.shape))
+                + (hint() if fits_other else "")
             )
     if is_causal and attn_mask is None:
-        raise ValueRuntimeError(
-            "is_causal=True is a hint that attn_mask is causal and needs attn_mask, got "
-            "attn_mask=None; pass attn_mask=mha.causal_mask(L, S) as well"
-        )
+        raise ValueRuntimeError(say("causal_needs_mask"))
     return batched
 
 
