@@ -5,7 +5,8 @@ spread over the browsers by pytest-xdist).
   column (at 1366 px and, the window narrowed, at 1280 px); the HTML names nothing the browser
   would fetch from another host (sitescan.py: what a visit may not request, such as another
   screen's ``srcset`` candidate); axe-core's structural rules (names, roles, headings, ids, alt
-  text, language: pagechecks.STRUCTURE) find nothing on the whole page. On the pages that have
+  text, language: pagechecks.STRUCTURE) find nothing on the whole page but its highlighted code,
+  and code that scrolls sideways is a stop of the keyboard (pagechecks.SCROLLING_CODE_JS). On the pages that have
   them: figures shown at >= 90 % of their drawn size, the API pages and their "On this page"
   list inside the window, the error table as cards, the landing page's parts, the screenshots.
 - **the sample** (pagechecks.sample_pages: one page of each kind, in each language): all of
@@ -43,8 +44,10 @@ from pagechecks import (
     FIGURE_SRC,
     FULL,
     OVERFLOW_JS,
+    PAGE,
     PHONE_SCREENSHOTS,
     QUESTIONS_SAMPLE,
+    SCROLLING_CODE_JS,
     SKIP_CODE,
     STRUCTURE,
     WIDE_TABLES_JS,
@@ -134,6 +137,7 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
         "names no other host": lambda: [str(f) for f in scan_html(html, page_path)[0]],
         "math": lambda: math_problems(page),
         "tables fit": lambda: page.evaluate(WIDE_TABLES_JS),
+        "code that scrolls takes the keyboard": lambda: page.evaluate(SCROLLING_CODE_JS),
     }
     if language == "en" and FIGURE_SRC.search(html):
         checks["figure sizes"] = lambda: figure_size_problems(page, html, "desktop")
@@ -165,11 +169,11 @@ def accessibility_checks(sweep, page_path: str, context: dict) -> dict[str, list
     page = sweep.page
     with sweep.unwatched():  # what axe requests is not the page's (conftest.Watch)
         if page_path not in context["sample"]:
-            return {"accessibility": axe_problems(page, options=STRUCTURE)}
+            return {"accessibility": axe_problems(page, PAGE, STRUCTURE)}
         if page_path.removeprefix(f"{_language(page_path)}/") == "index.html":
             light = axe_problems(page, {"exclude": SKIP_CODE}, EVERYTHING)
         else:
-            light = axe_problems(page, options=STRUCTURE) + axe_problems(page, ARTICLE, FULL)
+            light = axe_problems(page, PAGE, STRUCTURE) + axe_problems(page, ARTICLE, FULL)
         set_theme(page, "dark")
         found = {"all of axe, light": light, "all of axe, dark": axe_problems(page, ARTICLE, FULL)}
     if page_path in context["screenshots"]:
