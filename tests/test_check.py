@@ -465,6 +465,9 @@ def test_chinese_messages_for_every_mistake(run, mistake, fn, fix):
     assert fix in str(zh)  # the code is the same in both languages
     for word in ("课程", "宽度", "宽"):
         assert word not in str(zh)
+    for line in str(zh).splitlines():  # quotes “”, and one full-width colon to a line
+        assert "「" not in line and "」" not in line, line
+        assert line.count("：") <= 1, line
 
 
 def test_both_languages_cover_the_same_mistakes():

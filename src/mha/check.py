@@ -287,7 +287,7 @@ _NO_RETURN = _Mistake("any", "no_return",
 _DIFFERS = _Mistake("any", "differs", "differs from the reference", "与参考实现不同",
                     "run {ref} beside your function on the same input and compare the shape "
                     "and values after each line",
-                    "对同一输入分别运行 {ref} 和你的函数，逐行比较每一行之后的形状和数值")  # fmt: skip
+                    "对同一输入分别运行 {ref} 和你的函数，比较每一行代码之后的形状和数值")  # fmt: skip
 
 _TEXT = {
     "en": {
@@ -307,6 +307,7 @@ _TEXT = {
         "sequence": "a {type} of {n}",
         "output": "output: ",
         "weights": "weights: ",
+        "of": "{}",  # a part before a noun; Chinese adds 的
         # a position in words: one phrase per axis, joined by "sep"
         "sep": ", ",
         "batch": "batch {}",
@@ -408,7 +409,7 @@ def _describe(diff: _Diff, lang: str, axes: tuple) -> str:
     if diff.key == "value":  # "batch 0, head 0, token 1, feature 0"
         words = (text[axis].format(i) for axis, i in zip(axes, diff.index, strict=True))
         where = text["sep"].join(words)
-    part_of = text.get("of", "{}").format(part) if part else part  # en: "output: "
+    part_of = text["of"].format(part) if part else part  # "output: ", 输出的
     return text[diff.key].format(
         part=part, part_of=part_of, want=diff.want, got=got, where=where
     )
