@@ -303,10 +303,10 @@ POSITIONS = [
      "第 1 个批量样本、第 4 个词元、第 7 个特征"),
     (check.attention, 0, (0, 1, 4, 2),
      "output: first differs at batch 0, head 1, token 4, feature 2",
-     "输出：第一处不同位于第 0 个批量样本、第 1 个头、第 4 个词元、第 2 个特征"),
+     "第一处不同位于输出的第 0 个批量样本、第 1 个头、第 4 个词元、第 2 个特征"),
     (check.attention, 1, (1, 2, 3, 6),
      "weights: first differs at batch 1, head 2, query token 3, key token 6",
-     "注意力权重：第一处不同位于第 1 个批量样本、第 2 个头、第 3 个查询词元、第 6 个键词元"),
+     "第一处不同位于注意力权重的第 1 个批量样本、第 2 个头、第 3 个查询词元、第 6 个键词元"),
 ]  # fmt: skip
 
 
@@ -355,7 +355,7 @@ def test_a_forgotten_return_is_named(run, fn, returned, fix):
         f"What happened: expected {returned[0]}, got None",
     ]
     assert str(report_zh).splitlines()[1:3] == [
-        "错误：没有 return：函数算出了结果，却返回了 None。",
+        "错误：没有 return，函数算出了结果，却返回了 None。",
         f"实际情况：应为 {returned[1]}，实际为 None",
     ]
     assert str(report_en).splitlines()[3] == (
@@ -363,8 +363,8 @@ def test_a_forgotten_return_is_named(run, fn, returned, fix):
         "return returns None. In your function, replace the wrong line with:"
     )
     assert str(report_zh).splitlines()[3] == (
-        "修复：在函数最后写上 return，把结果交出来；函数里没有 return 时，Python 返回的就是 None。"
-        "在你的函数里，把出错的那一行换成："
+        "修复：在函数末尾用 return 返回结果；Python 函数执行到末尾还没有遇到 return，就返回 None。"
+        "在你的函数里，把出错的那一行换成下面的代码。"
     )
     assert str(report_en).splitlines()[-1] == str(report_zh).splitlines()[-1] == fix
 
@@ -396,7 +396,10 @@ def test_dot_t_in_split_heads_is_named(fn):
     ]
     assert zh == [
         "错误：对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）。",
-        "修复：用 transpose(1, 2) 只交换第 1 维和第 2 维（L 和 H）。在你的函数里，把出错的那一行换成：",
+        (
+            "修复：用 transpose(1, 2) 只交换第 1 个和第 2 个维度（L 和 H）。"
+            "在你的函数里，把出错的那一行换成下面的代码。"
+        ),
         *code,
     ]
 
@@ -462,6 +465,9 @@ def test_chinese_messages_for_every_mistake(run, mistake, fn, fix):
     assert fix in str(zh)  # the code is the same in both languages
     for word in ("课程", "宽度", "宽"):
         assert word not in str(zh)
+    for line in str(zh).splitlines():  # quotes “”, and one full-width colon to a line
+        assert "「" not in line and "」" not in line, line
+        assert line.count("：") <= 1, line
 
 
 def test_both_languages_cover_the_same_mistakes():

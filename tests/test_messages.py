@@ -34,10 +34,10 @@ CALLS = [
      ("embed_dim must be divisible by num_heads, got embed_dim=64 and num_heads=6 (64 / 6 = "
      "10.67); head counts that divide 64: 1, 2, 4, 8, 16, 32, 64"),
      ("头数 num_heads 应能整除模型维度 embed_dim，当前 embed_dim=64、num_heads=6（64 / 6 = "
-     "10.67）；能整除 64 的头数：1, 2, 4, 8, 16, 32, 64")),
+     "10.67）；能整除 64 的头数有 1, 2, 4, 8, 16, 32, 64")),
     ("check_heads-many", lambda: mha.check_heads(5000, 7), ValueError,
      "head counts that divide 5000 (up to 1024): 1, 2, 4, 5,",
-     "能整除 5000 的头数（列到 1024 为止）：1, 2, 4, 5,"),
+     "能整除 5000 的头数（列到 1024 为止）有 1, 2, 4, 5,"),
     ("module", lambda: mha.MultiHeadAttention(64, 6), AssertionError,
      "embed_dim must be divisible by num_heads", "头数 num_heads 应能整除模型维度 embed_dim"),
     ("bool", lambda: mha.check_heads(64, True), TypeError,
@@ -52,7 +52,7 @@ CALLS = [
      "shape (2, 5, 60) (last dimension 60); project to a width that 8 divides, or use one of "
      "the head counts that divide 60: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60"),
      ("split_heads 的 num_heads=8 应能整除 x 的最后一个维度，当前 x 的形状为 (2, 5, 60)（最后一个"
-     "维度为 60）；请投影到 8 能整除的维度，或者换一个头数（能整除 60 的头数：1, 2, 3, 4, 5, 6, "
+     "维度为 60）；请投影到 8 能整除的维度，或者换一个头数（能整除 60 的头数有 1, 2, 3, 4, 5, 6, "
      "10, 12, 15, 20, 30, 60）")),
     ("split_heads-dim", lambda: mha.split_heads(torch.zeros(2, 60), 8), ValueError,
      "expected x to be 3-D with layout (B, L, E), got a 2-D tensor of shape (2, 60)",
@@ -77,7 +77,7 @@ CALLS = [
      ("expected num_kv_heads to divide num_heads=8, got num_kv_heads=3; each key/value head "
      "serves a whole group of query heads: use one of the head counts that divide 8: 1, 2, 4, 8"),
      ("num_kv_heads 应能整除 num_heads=8，实际为 num_kv_heads=3；每个键/值头供一整组查询头使用，"
-     "请换一个键/值头数（能整除 8 的头数：1, 2, 4, 8）")),
+     "请换一个键/值头数（能整除 8 的头数有 1, 2, 4, 8）")),
     ("sizes-weight", lambda: mha.trace_shapes(2, 5, 2**40, 1), ValueError,
      "the weight W^Q (E, E) would hold 1.209e+24 elements, 4.836e+24 bytes in float32",
      "其中权重 W^Q (E, E) 将有 1.209e+24 个元素，float32 下占 4.836e+24 字节"),

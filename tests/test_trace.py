@@ -95,7 +95,7 @@ def test_the_table_speaks_the_readers_language(monkeypatch: pytest.MonkeyPatch) 
     steps = mha.trace_shapes(2, 5, 64, 8, num_kv_heads=2)
     chinese = mha.format_shape_table(steps, lang="zh_CN")
     assert chinese.splitlines()[0].split() == ["步骤", "张量", "维度字母", "形状"]
-    assert "3) 拆分多头" in chinese and "4) 注意力" in chinese and "3b) 重复键/值头" in chinese
+    assert "3) 拆分多头" in chinese and "4) 计算注意力" in chinese and "3b) 重复键/值头" in chinese
     assert not any(word in chinese for word in ("step", "project", "attend", "merge"))
     english = mha.format_shape_table(steps, lang="en")
     assert "3) split heads" in english and "步骤" not in english

@@ -110,11 +110,11 @@ MESSAGES = {
     ),
     "head_counts": (
         "head counts that divide {embed_dim}: {counts}",
-        "能整除 {embed_dim} 的头数：{counts}",
+        "能整除 {embed_dim} 的头数有 {counts}",
     ),
     "head_counts_up_to": (
         "head counts that divide {embed_dim} (up to {limit}): {counts}",
-        "能整除 {embed_dim} 的头数（列到 {limit} 为止）：{counts}",
+        "能整除 {embed_dim} 的头数（列到 {limit} 为止）有 {counts}",
     ),
     "heads": (
         (

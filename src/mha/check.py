@@ -193,17 +193,17 @@ _MISTAKES = (
     _Mistake("split_heads", "transpose_wrong_axes",
              "transpose of the wrong axes", "转置了错误的维度",
              "swap axes 1 and 2 (L and H) only",
-             "只交换第 1 维和第 2 维（L 和 H）",
+             "只交换第 1 个和第 2 个维度（L 和 H）",
              _SPLIT,
              wrong=lambda x, h: [_heads(x, h).transpose(*a) for a in ((1, 3), (2, 3), (0, 2))]),
     _Mistake("split_heads", "transpose_all_axes",
              ".T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B))",
              "对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）",
              "swap only axes 1 and 2 (L and H) with transpose(1, 2)",
-             "用 transpose(1, 2) 只交换第 1 维和第 2 维（L 和 H）",
+             "用 transpose(1, 2) 只交换第 1 个和第 2 个维度（L 和 H）",
              _SPLIT, says=_DOT_T, wrong=lambda x, h: [_heads(x, h).permute(3, 2, 1, 0)]),
     _Mistake("split_heads", "view_wrong_size",
-             "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
+             "a view of the wrong size, from a hard-coded shape", "形状写死了，view 的大小不对",
              "read the sizes from the tensor instead of writing them out, and the width of a "
              "head from {num_heads}",
              "从张量读出各维度的大小，不要写死；每个头的维度由 {num_heads} 算出",
@@ -217,18 +217,18 @@ _MISTAKES = (
     _Mistake("merge_heads", "view_after_transpose",
              "view after transpose without contiguous()", "转置后未调用 contiguous() 就使用 view",
              "copy into contiguous memory with .contiguous() before the view (or use .reshape)",
-             "先用 .contiguous() 复制成连续的内存再 view（或者改用 .reshape）",
+             "先用 .contiguous() 把张量复制为连续存放，再调用 view（或者改用 .reshape）",
              _MERGE_VIEW, in_table=True,
              says="view size is not compatible with input tensor's size"),
     _Mistake("merge_heads", "transpose_wrong_axes",
              "transpose of the wrong axes", "转置了错误的维度",
              "swap axes 1 and 2 (H and L), so that H and D sit side by side",
-             "交换第 1 维和第 2 维（H 和 L），让 H 和 D 挨在一起",
+             "交换第 1 个和第 2 个维度（H 和 L），让 H 和 D 挨在一起",
              _MERGE,
              wrong=lambda x: [x.permute(*p).reshape(x.shape[0], x.shape[2], -1)
                               for p in ((0, 3, 2, 1), (0, 1, 3, 2), (0, 2, 3, 1))]),
     _Mistake("merge_heads", "view_wrong_size",
-             "a view of the wrong size, from a hard-coded shape", "view 的大小不对：形状写死了",
+             "a view of the wrong size, from a hard-coded shape", "形状写死了，view 的大小不对",
              "read the sizes from the tensor instead of writing them out",
              "从张量读出各维度的大小，不要写死",
              _MERGE, in_table=True, says=_RESHAPE),
@@ -251,13 +251,13 @@ _MISTAKES = (
     _Mistake("attention", "softmax_wrong_axis",
              "softmax over the wrong axis", "在错误的维度上做 softmax",
              "softmax(dim=-1), over the keys: each query's row of weights sums to 1",
-             "softmax(dim=-1)，在键的维度上：每个查询的那一行注意力权重之和为 1",
+             "用 softmax(dim=-1) 沿键的维度归一化，让每个查询那一行的注意力权重之和为 1",
              _ATTEND,
              wrong=lambda q, k, v: [_softmax_over(q, k, v, dim) for dim in (-2, 1, 0)]),
     _Mistake("attention", "weights_averaged",
              "weights averaged over the heads", "注意力权重对各头取了平均",
              "keep the head axis: weights (B, H, L, S), one matrix per head, without .mean(1)",
-             "保留头维度：注意力权重的形状是 (B, H, L, S)，每个头一个矩阵，不要 .mean(1)",
+             "保留头维度，不要 .mean(1)；注意力权重的形状应为 (B, H, L, S)，每个头一个矩阵",
              _ATTEND, in_table=True, wrong=_averaged),
     _Mistake("attention", "swapped_outputs",
              "output and weights returned in the wrong order", "输出和注意力权重的返回顺序反了",
@@ -267,7 +267,7 @@ _MISTAKES = (
     _Mistake("attention", "weights_not_returned",
              "the weights not returned", "没有返回注意力权重",
              "return both, the output and the weights",
-             "两个都返回：输出和注意力权重",
+             "输出和注意力权重两个都要返回",
              _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v)[0]]),
 )  # fmt: skip
 # a function right on the first input and of the wrong shape on another writes out its sizes
@@ -275,19 +275,19 @@ _WRITTEN_OUT = {m.step: m for m in _MISTAKES if m.id == "view_wrong_size"}
 _RAISES = _Mistake("any", "raises", "your function raised an exception", "你的函数抛出了异常",
                    "call it on tensors of these shapes and read the traceback; compare each "
                    "line with {ref}",
-                   "用这些形状的张量调用它，读一读报错的回溯信息；逐行对照 {ref}")  # fmt: skip
+                   "用这些形状的张量调用它，阅读报错的回溯信息，再与 {ref} 逐行对照")  # fmt: skip
 _NO_RETURN = _Mistake("any", "no_return",
                       "no return: the function computes its result but returns None",
-                      "没有 return：函数算出了结果，却返回了 None",
+                      "没有 return，函数算出了结果，却返回了 None",
                       "end the function with return and the result; a Python function that "
                       "ends without return returns None",
-                      "在函数最后写上 return，把结果交出来；函数里没有 return 时，"
-                      "Python 返回的就是 None",
+                      "在函数末尾用 return 返回结果；Python 函数执行到末尾还没有遇到 return，"
+                      "就返回 None",
                       code=())  # the step's code  # fmt: skip
 _DIFFERS = _Mistake("any", "differs", "differs from the reference", "与参考实现不同",
                     "run {ref} beside your function on the same input and compare the shape "
                     "and values after each line",
-                    "在同一输入上同时运行 {ref} 和你的函数，逐行比较形状和数值")  # fmt: skip
+                    "对同一输入分别运行 {ref} 和你的函数，比较每一行代码之后的形状和数值")  # fmt: skip
 
 _TEXT = {
     "en": {
@@ -307,6 +307,7 @@ _TEXT = {
         "sequence": "a {type} of {n}",
         "output": "output: ",
         "weights": "weights: ",
+        "of": "{}",  # a part before a noun; Chinese adds 的
         # a position in words: one phrase per axis, joined by "sep"
         "sep": ", ",
         "batch": "batch {}",
@@ -320,19 +321,20 @@ _TEXT = {
         "ok": "✓ {name} 在所试的形状和随机种子上与 {ref} 一致（{probe}；种子 {seeds}）。",
         "bad": "✗ {name} 与 {ref} 不一致（{probe}；种子 {seed}）。",
         "mistake": "错误：{title}{row}。",
-        "row": "（操作指南「常见错误及其修复方法」表格中的一行）",
+        "row": "（见操作指南“常见错误及其修复方法”表格中的一行）",
         "what": "实际情况：{what}",
         "fix": "修复：{hint}。",
-        "fix_code": "修复：{hint}。在你的函数里，把出错的那一行换成：",
+        "fix_code": "修复：{hint}。在你的函数里，把出错的那一行换成下面的代码。",
         "hint": "提示：{hint}。",
         "type": "{part}应为 {want}，实际为 {got}",
-        "dtype": "{part}数据类型应为 {want}，实际为 {got}",
-        "shape": "{part}形状应为 {want}，实际为 {got}",
-        "value": "{part}第一处不同位于{where}，应为 {want:.6g}，实际为 {got:.6g}",
+        "dtype": "{part_of}数据类型应为 {want}，实际为 {got}",
+        "shape": "{part_of}形状应为 {want}，实际为 {got}",
+        "value": "第一处不同位于{part_of}{where}，应为 {want:.6g}，实际为 {got:.6g}",
         "tensor": "形状为 {shape} 的 Tensor",
         "sequence": "含 {n} 个元素的 {type}",
-        "output": "输出：",
-        "weights": "注意力权重：",
+        "output": "输出",
+        "weights": "注意力权重",
+        "of": "{}的",  # a part before a noun: 输出的形状
         "sep": "、",
         "batch": "第 {} 个批量样本",
         "head": "第 {} 个头",
@@ -407,7 +409,10 @@ def _describe(diff: _Diff, lang: str, axes: tuple) -> str:
     if diff.key == "value":  # "batch 0, head 0, token 1, feature 0"
         words = (text[axis].format(i) for axis, i in zip(axes, diff.index, strict=True))
         where = text["sep"].join(words)
-    return text[diff.key].format(part=part, want=diff.want, got=got, where=where)
+    part_of = text["of"].format(part) if part else part  # "output: ", 输出的
+    return text[diff.key].format(
+        part=part, part_of=part_of, want=diff.want, got=got, where=where
+    )
 
 
 def _shape(result: object) -> object:

@@ -237,7 +237,7 @@ _WORDS = {
         "project": "投影",
         "split heads": "拆分多头",
         "repeat kv": "重复键/值头",
-        "attend": "注意力",
+        "attend": "计算注意力",
         "merge heads": "合并多头",
         "project out": "输出投影",
     },
