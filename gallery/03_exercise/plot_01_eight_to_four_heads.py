@@ -55,8 +55,9 @@ assert report.mistake == "view_wrong_size"
 # Why the check uses its own sizes
 # --------------------------------
 #
-# The check's input is ``(2, 5, 12)`` with 3 heads of 4: every dimension differs, because
-# with the lesson's ``H = D = 8`` swapped axes pass by coincidence. At the lesson's sizes the
+# The check's inputs are ``(2, 5, 12)``, ``(5, 7, 12)`` and ``(7, 2, 12)``, with 3 heads of 4:
+# every dimension differs, because with the lesson's ``H = D = 8`` swapped axes pass by
+# coincidence, and the batch and length change, so sizes written out fail. At the lesson's sizes the
 # first attempt gives the right result, and so does a split that swaps ``H`` and ``D``,
 # ``view(B, L, D, H)``: with ``H = D`` it is the same view. With 4 heads it gives
 # ``(2, 16, 5, 4)``, 16 heads of 4 instead of 4 heads of 16.
@@ -67,7 +68,7 @@ def split_h_and_d_swapped(x, num_heads):
     return x.view(B, L, E // num_heads, num_heads).transpose(1, 2)  # (B, D, L, H)
 
 
-assert "x: (2, 5, 12), num_heads=3" in str(report)  # B, L, E and H all differ, D = 4
+assert "x: (2, 5, 12), num_heads=3" in str(report)  # the first input: B, L, E, H, D all differ
 lesson_x = torch.randn(2, 5, 64, device=device)  # (B, L, E) at the lesson's sizes
 for attempt in (my_split_heads, split_h_and_d_swapped):
     torch.testing.assert_close(attempt(lesson_x, 8), mha.split_heads(lesson_x, 8))
@@ -92,6 +93,7 @@ report = mha.check.split_heads(my_split_heads)
 print(report)
 assert report.ok
 assert report.mistake is None
+assert "x: (2, 5, 12), (5, 7, 12), (7, 2, 12), num_heads=3" in str(report)  # the three inputs
 
 # %%
 # The answer
