@@ -410,9 +410,7 @@ def _describe(diff: _Diff, lang: str, axes: tuple) -> str:
         words = (text[axis].format(i) for axis, i in zip(axes, diff.index, strict=True))
         where = text["sep"].join(words)
     part_of = text["of"].format(part) if part else part  # "output: ", 输出的
-    return text[diff.key].format(
-        part=part, part_of=part_of, want=diff.want, got=got, where=where
-    )
+    return text[diff.key].format(part=part, part_of=part_of, want=diff.want, got=got, where=where)
 
 
 def _shape(result: object) -> object:
