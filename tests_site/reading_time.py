@@ -6,11 +6,13 @@ minute. The article of each page is read from the built HTML, so the executed ou
 counted as the reader sees them.
 
 Calibration. The rates were first 200 words and 12 lines a minute, a fluent reader's, and gave
-59.9 minutes for pages 1 to 6 of main 58bb73a. A learner new to the subject read those same
-pages cold, running each cell, answering the questions and doing the exercise, in about 90
-minutes. Both rates are scaled by the same factor, 59.9 / 90 = 0.666: 133 words and 8 lines a
-minute, which give about 90 minutes for those pages. One reader's time, so the figure is an
-estimate to the nearest 5 minutes (``core_minutes``), not a measurement of every reader.
+66.3 minutes for pages 1 to 6 as they stand at 74bff49. A learner new to the subject, reading those
+pages cold (running each cell, answering the questions, doing the exercise), gave 20, 30, 20,
+35, 25 and 10 minutes to pages 1 to 6, 140 in all. The two rates are the least-squares fit of
+those six times to each page's words and lines: 144 words and 4.4 lines a minute (code and its
+output are read slowly: each line is run or checked), which give 140.5 minutes for those pages.
+One reader's times, so the figure is an estimate to the nearest 5 minutes (``core_minutes``),
+not a measurement of every reader.
 
 ``python tests_site/reading_time.py docs/_build/html`` prints each English tutorial page's
 estimate and the core path's total (pages 1 to 6). ``test_tutorial_path.py`` holds the total
@@ -26,11 +28,11 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-CALIBRATION = 59.9 / 90  # the uncalibrated estimate over a cold learner's minutes, main 58bb73a
-WORDS_PER_MIN = round(200 * CALIBRATION)  # 133
-LINES_PER_MIN = round(12 * CALIBRATION)  # 8
+# fitted to a cold learner's minutes on pages 1-6 (least squares over the six pages, 74bff49)
+WORDS_PER_MIN = 144
+LINES_PER_MIN = 4.4
 CORE_PAGES = ("01", "02", "03", "04", "05", "06")  # the lesson's path, in its order
-CORE_BUDGET_MIN = 100  # the lesson's path in one sitting: at most 100 minutes
+CORE_BUDGET_MIN = 150  # the lesson's path in one sitting: at most two and a half hours
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")  # "don't", "3.45", "self-attention": one each
 _SKIP_CLASSES = {"headerlink", "visually-hidden", "sd-summary-state-marker"}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "wbr", "source"}  # no end tag to match
