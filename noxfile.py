@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -131,37 +132,32 @@ LOCALE = DOCS / "locale"
 LANGUAGES = ("en", *sorted(p.parent.name for p in LOCALE.glob("*/LC_MESSAGES")))
 
 
-# What sphinx-gallery generates in the source folder from each language's own examples (the
-# Chinese build runs them translated: docs/_ext/translated_sources.py). docs/auto_examples holds
-# the English between builds, each other language's waits in _build/generated/<language>.
-PER_LANGUAGE = ("auto_examples", "gen_modules")
+# Each language other than English builds from its own source folder, _build/sources/<language>:
+# links to the files of docs/, and folders of its own for what a build writes (the generated
+# gallery, API pages and notebooks, the notebooks' cache), so that the editions build side by
+# side and each keeps what it generated (unchanged examples and notebooks do not run again).
+WRITTEN = {"auto_examples", "gen_modules", ".jupyter_cache", "_build", "sg_execution_times.rst"}
+WRITTEN_INSIDE = {"reference": {"generated"}, "tutorial": {"notebooks"}}
 
 
-@contextlib.contextmanager
-def generated_pages(language: str):
-    """The generated gallery of ``language`` in the source folder while it builds."""
+def language_sources(language: str) -> Path:
+    """docs/ itself for English; for another language, _build/sources/<language>."""
     if language == LANGUAGES[0]:
-        yield
-        return
-    kept = BUILD / "generated"
-    swaps = [(DOCS / name, kept / language / name, kept / LANGUAGES[0] / name)
-             for name in PER_LANGUAGE]  # fmt: skip
+        return DOCS
+    target = BUILD / "sources" / language
+    (DOCS / "_wheel").mkdir(exist_ok=True)  # one wheel for every edition (docs/_ext/package.py)
 
-    def move(source: Path, target: Path) -> None:
-        shutil.rmtree(target, ignore_errors=True)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.exists():
-            source.rename(target)
+    def mirror(source: Path, into: Path, skip: set[str]) -> None:
+        into.mkdir(parents=True, exist_ok=True)
+        for entry in source.iterdir():
+            link = into / entry.name
+            if entry.name in WRITTEN_INSIDE and source == DOCS:
+                mirror(entry, link, WRITTEN_INSIDE[entry.name])
+            elif entry.name not in skip and not link.is_symlink():
+                link.symlink_to(entry.resolve())
 
-    for here, own, first in swaps:
-        move(here, first)
-        move(own, here)
-    try:
-        yield
-    finally:
-        for here, own, first in swaps:
-            move(here, own)
-            move(first, here)
+    mirror(DOCS, target, WRITTEN)
+    return target
 
 
 def build_site(
@@ -191,15 +187,30 @@ def build_site(
         "MPLBACKEND": "Agg",
         **(env or {}),
     }
-    for language in LANGUAGES:
-        session.log(f"site in {language} -> {html / language}")
-        with generated_pages(language):
-            session.run(
-                *(python, "-m", "sphinx", "-W", "--keep-going", "-b", "html"),
-                *("-D", f"language={language}", *args, "docs", str(html / language)),
-                env=env,
-                external=True,
-            )
+    if session.run(python, "-c", "", silent=True, external=True) is None:
+        return  # nox --install-only: nothing runs
+    # the editions side by side, one Sphinx process each: English shown as it builds, the
+    # others' output after it
+    builds, failed = [], []
+    with contextlib.ExitStack() as logs:
+        for language in reversed(LANGUAGES):
+            session.log(f"site in {language} -> {html / language}")
+            command = [python, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
+            command += ["-D", f"language={language}", *args]
+            command += [str(language_sources(language)), str(html / language)]
+            log = None
+            if language != LANGUAGES[0]:
+                log = logs.enter_context(tempfile.TemporaryFile("w+"))
+            process = subprocess.Popen(command, env={**os.environ, **env}, stdout=log, stderr=log)
+            builds.append((language, process, log))
+        for language, process, log in reversed(builds):
+            if process.wait():
+                failed.append(language)
+            if log is not None:
+                log.seek(0)
+                print(f"--- the site in {language}:\n{log.read()}", flush=True)
+    if failed:
+        session.error(f"the site in {', '.join(failed)} did not build (its output above)")
     if (html / LANGUAGES[0] / "index.html").is_file():  # not after --install-only
         shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
 
@@ -208,18 +219,20 @@ def build_site(
 def docs(session: nox.Session) -> None:
     """Build the site in English and Chinese into docs/_build/html/{en,zh_CN} (warnings are errors).
 
-    English builds first and executes the examples and notebooks (Sphinx on every core, two
-    notebooks at a time on two cores, torch on one thread in each); the Chinese build runs them
-    translated (docs/_ext/translated_sources.py), each edition keeping its own generated gallery
-    (unchanged examples and cached notebooks do not run again). An example or
+    The editions build side by side, each executing its examples and notebooks (the Chinese
+    ones translated, docs/_ext/translated_sources.py) from its own source folder (docs/ for
+    English, _build/sources/zh_CN for Chinese), where it keeps what it generated (unchanged
+    examples and cached notebooks do not run again): the cores shared between them, torch on
+    one thread in each process. An example or
     notebook re-runs when its file or the package's sources change (the build compares a hash
     of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
     ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
     """
     python = shared_env(session, "docs")
-    # Sphinx reads and writes on every core, each notebook's torch on one thread
-    jobs = ("-j", str(cores()))
-    build_site(session, python, [*jobs, *session.posargs], env=one_thread_per_core(cores()))
+    # each edition's Sphinx on its share of the cores, each notebook's torch on one thread
+    jobs = max(1, cores() // len(LANGUAGES))
+    env = one_thread_per_core(jobs * len(LANGUAGES))
+    build_site(session, python, ["-j", str(jobs), *session.posargs], env=env)
 
 
 @nox.session(venv_backend="none")

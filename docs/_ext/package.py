@@ -10,6 +10,7 @@ given the line alone takes the CUDA build, gigabytes)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import shutil
 import subprocess
@@ -50,15 +51,19 @@ def _hash_and_cache(app, config) -> None:
 
 def _build_wheel(app, config) -> None:
     """``_wheel/<mha_wheel>``, unless it is built from these sources already."""
-    folder = Path(app.confdir) / WHEELS
+    folder = Path(app.confdir) / WHEELS  # the editions share it: one builds, under a lock
+    folder.mkdir(exist_ok=True)
     wheel, stamp = folder / config.mha_wheel, folder / ".built-from"
     built_from = config.mha_source_hash + _hash(ROOT / "pyproject.toml")
-    if wheel.is_file() and stamp.is_file() and stamp.read_text() == built_from:
-        return
-    shutil.rmtree(folder, ignore_errors=True)
-    pip = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir"]
-    subprocess.run([*pip, folder, ROOT], check=True)  # another name: the role's link fails
-    stamp.write_text(built_from)
+    with (folder / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if wheel.is_file() and stamp.is_file() and stamp.read_text() == built_from:
+            return
+        for old in folder.glob("*.whl"):
+            old.unlink()
+        pip = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir"]
+        subprocess.run([*pip, folder, ROOT], check=True)  # another name: the role's link fails
+        stamp.write_text(built_from)
 
 
 def install_role(name, rawtext, text, lineno, inliner, options=None, content=None):
