@@ -217,7 +217,7 @@ _MISTAKES = (
     _Mistake("merge_heads", "view_after_transpose",
              "view after transpose without contiguous()", "转置后未调用 contiguous() 就使用 view",
              "copy into contiguous memory with .contiguous() before the view (or use .reshape)",
-             "先用 .contiguous() 把张量复制为连续存放，再调用 view（或者改用 .reshape）",
+             "先用 .contiguous() 生成连续存放的副本，再调用 view（或者改用 .reshape）",
              _MERGE_VIEW, in_table=True,
              says="view size is not compatible with input tensor's size"),
     _Mistake("merge_heads", "transpose_wrong_axes",
