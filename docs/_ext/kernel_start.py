@@ -58,10 +58,8 @@ def quiet_kernel_profile(folder: Path) -> Path:
 
 
 def _lock_beside_doctrees(app) -> None:
-    # one lock for every edition's build (they run side by side): docs/_build of the real docs
-    shared = Path(__file__).resolve().parents[1] / "_build"
-    shared.mkdir(exist_ok=True)
-    serialize_kernel_starts(shared / "kernel-start.lock")
+    # beside the editions' outputs (_build/html/<language>): one lock for the builds side by side
+    serialize_kernel_starts(Path(app.outdir).parents[1] / "kernel-start.lock")
     profile = Path(app.confdir) / "_build" / ".ipython"  # the kernels' warning about TCP off
     if "IPYTHONDIR" not in os.environ:
         os.environ["IPYTHONDIR"] = str(quiet_kernel_profile(profile))
