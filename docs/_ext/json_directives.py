@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import posixpath
 import re
 import string
 import struct
@@ -369,7 +370,10 @@ class JsonDirective(SphinxDirective):
         data = data if self.name.startswith("bench-") else self.arguments[-1]
         if self.name == "bench-figure":  # its files
             files = [folder / n for n in figure_files(folder, kind, self.config.language).values()]
-        relative, _ = self.env.relfn2path(data, self.env.docname)
+        # the data's path in the source folder, its links not followed (relfn2path resolves them,
+        # and the Chinese build's source folder links to docs/: nox -s docs)
+        base = "" if data.startswith("/") else posixpath.dirname(self.env.docname)
+        relative = posixpath.normpath(posixpath.join(base, data.lstrip("/")))
         for path in [Path(self.env.srcdir, relative), *files]:
             self.env.note_dependency(path)
         node = json_output(directive=self.name, kind=kind, path=relative, shown=data.lstrip("/"))
