@@ -6,13 +6,14 @@ minute. The article of each page is read from the built HTML, so the executed ou
 counted as the reader sees them.
 
 Calibration. The rates were first 200 words and 12 lines a minute, a fluent reader's, and gave
-66.3 minutes for pages 1 to 6 as they stand at 74bff49. A learner new to the subject, reading those
-pages cold (running each cell, answering the questions, doing the exercise), gave 20, 30, 20,
-35, 25 and 10 minutes to pages 1 to 6, 140 in all. The two rates are the least-squares fit of
-those six times to each page's words and lines: 144 words and 4.4 lines a minute (code and its
-output are read slowly: each line is run or checked), which give 140.5 minutes for those pages.
-One reader's times, so the figure is an estimate to the nearest 5 minutes (``core_minutes``),
-not a measurement of every reader.
+about 66 minutes for pages 1 to 6. Two learners new to the subject read those pages cold,
+running each cell, answering the questions and doing the exercise: one gave pages 1 to 6 20,
+30, 20, 35, 25 and 10 minutes (140 in all, at 74bff49), the other 25, 36, 22, 38, 32 and 15
+(168, at a0c235d). The two rates are the least-squares fit of those twelve times to each page's
+words and lines: 102 words and 4.6 lines a minute (code and its output are read slowly: each
+line is run or checked), which give about 155 minutes for pages 1 to 6, 10 % under the second
+reader's time and 10 % over the first's. An estimate to the nearest 5 minutes
+(``core_minutes``), not a measurement of every reader.
 
 ``python tests_site/reading_time.py docs/_build/html`` prints each English tutorial page's
 estimate and the core path's total (pages 1 to 6). ``test_tutorial_path.py`` holds the total
@@ -28,11 +29,11 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-# fitted to a cold learner's minutes on pages 1-6 (least squares over the six pages, 74bff49)
-WORDS_PER_MIN = 144
-LINES_PER_MIN = 4.4
+# fitted to two cold learners' minutes on pages 1-6 (least squares over the twelve pages)
+WORDS_PER_MIN = 102
+LINES_PER_MIN = 4.6
 CORE_PAGES = ("01", "02", "03", "04", "05", "06")  # the lesson's path, in its order
-CORE_BUDGET_MIN = 150  # the lesson's path in one sitting: at most two and a half hours
+CORE_BUDGET_MIN = 180  # the lesson's path: at most three hours
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")  # "don't", "3.45", "self-attention": one each
 _SKIP_CLASSES = {"headerlink", "visually-hidden", "sd-summary-state-marker"}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "wbr", "source"}  # no end tag to match
