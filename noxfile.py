@@ -149,6 +149,8 @@ def language_sources(language: str) -> Path:
 
     def mirror(source: Path, into: Path, skip: set[str]) -> None:
         into.mkdir(parents=True, exist_ok=True)
+        for stale in (link for link in into.iterdir() if link.is_symlink() and not link.exists()):
+            stale.unlink()  # its file was deleted or renamed in docs/
         for entry in source.iterdir():
             link = into / entry.name
             if entry.name in WRITTEN_INSIDE and source == DOCS:
