@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import nox
@@ -31,19 +33,22 @@ DOCS_GENERATED = [
 # The CPU wheel of torch; a range would pull a multi-GB CUDA build.
 TORCH_CPU = "torch==2.13.0"
 
-# What CI runs, in this order: `.ci/run` calls `nox -s ci`, which queues these sessions one
-# after the other (each is CPU-bound, and the machine has 2 cores: side by side they would
-# fight over them). The GitHub workflow runs the same list.
-CI_SESSIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # (session, its arguments after --)
-    ("lint", ()),
-    ("tests", ()),  # the README's test command
-    ("docs", ("clean",)),  # every example and notebook executes
-    ("translations", ()),
-    ("browser", ()),
-    ("downloads", ()),
-    ("summary", ()),  # the test counts of this run, from each step's JUnit XML
+# What CI runs: `.ci/run` calls `nox -s ci`, which runs these stages one after the other. In a
+# stage, the lanes run side by side, each lane's nox commands in order: the later lanes install
+# packages or build gettext templates, one process each, while the first lane's own installs
+# leave a core free (the machine has 2; the CPU-bound steps, each on every core, never overlap).
+CI_STAGES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = (
+    (
+        (("-s", "tests"),),  # the README's test command
+        (("-s", "lint"), ("-s", "browser", "--install-only")),  # the browser step's tools
+    ),
+    ((("-s", "docs", "--", "clean"),),),  # every example and notebook executes
+    ((("-s", "browser", "--no-install"),),),  # the venv of stage 1 (reuse_venv)
+    ((("-s", "downloads"),), (("-s", "translations"),)),
+    ((("-s", "summary"),),),  # the test counts of this run, from each step's JUnit XML
 )
+# the steps whose pytest run leaves a JUnit XML report (nox -s summary)
+TESTED_STEPS = ("tests", "translations", "browser", "downloads")
 
 nox.options.sessions = ["lint", "tests"]  # plain `nox`
 nox.options.default_venv_backend = "venv"
@@ -106,6 +111,11 @@ def shared_env(session: nox.Session, extras: str) -> str:
         session.run_install(*pip, "-e", f".[{','.join(every)}]", external=True)
         stamp.write_text("\n".join([key.hexdigest(), *sorted(installed | wanted)]) + "\n")
     return str(python)
+
+
+def installing_only(session: nox.Session) -> bool:
+    """True under ``nox --install-only``, where nothing but the installs runs."""
+    return session.run(sys.executable, "-c", "", silent=True, external=True) is None
 
 
 @nox.session(venv_backend="none")
@@ -189,13 +199,13 @@ def build_site(
         "MPLBACKEND": "Agg",
         **(env or {}),
     }
-    if session.run(python, "-c", "", silent=True, external=True) is None:
-        return  # nox --install-only: nothing runs
+    if installing_only(session):
+        return
     # the editions side by side, one Sphinx process each: English shown as it builds, the
     # others' output after it
     builds, failed = [], []
     with contextlib.ExitStack() as logs:
-        for language in reversed(LANGUAGES):
+        for language in LANGUAGES:
             session.log(f"site in {language} -> {html / language}")
             command = [python, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
             command += ["-D", f"language={language}", *args]
@@ -205,7 +215,7 @@ def build_site(
                 log = logs.enter_context(tempfile.TemporaryFile("w+"))
             process = subprocess.Popen(command, env={**os.environ, **env}, stdout=log, stderr=log)
             builds.append((language, process, log))
-        for language, process, log in reversed(builds):
+        for language, process, log in builds:
             if process.wait():
                 failed.append(language)
             if log is not None:
@@ -213,8 +223,7 @@ def build_site(
                 print(f"--- the site in {language}:\n{log.read()}", flush=True)
     if failed:
         session.error(f"the site in {', '.join(failed)} did not build (its output above)")
-    if (html / LANGUAGES[0] / "index.html").is_file():  # not after --install-only
-        shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
+    shutil.copyfile(LOCALE / "site-root.html", html / "index.html")
 
 
 @nox.session(venv_backend="none")
@@ -338,13 +347,15 @@ def browser(session: nox.Session) -> None:
     themes and languages. One browser per core (pytest-xdist). Screenshots go to
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
+    # drives Debian's Chromium (no browser download); axe-core checks accessibility
+    session.install(NO_COMPILE, "pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+    if installing_only(session):
+        return
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
     if not (site / "index.html").is_file():
         session.error(f"no built site at {site}: run nox -s docs first")
     if not chromium():
         session.error("no chromium on the PATH: install Debian's, apt-get install -y chromium")
-    # drives Debian's Chromium (no browser download); axe-core checks accessibility
-    session.install(NO_COMPILE, "pytest", "pytest-xdist", "playwright", "axe-playwright-python")
     screenshots = os.environ.get("MHA_SCREENSHOTS", str(BUILD / "screenshots"))
     # -c: the site checks have their own pytest.ini (the unit-test settings stay in pyproject.toml)
     session.run(
@@ -485,17 +496,43 @@ def gpu(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def ci(session: nox.Session) -> None:
-    """Run every check of CI, one session after the other: lint, tests, docs from clean,
-    translations, browser, downloads, then the summary of the test counts.
+    """Run every check of CI: the stages of CI_STAGES (lint and the tests, docs from clean,
+    browser, downloads and translations, then the summary of the test counts).
 
-    ``.ci/run`` and the GitHub workflow run this. nox prints each
-    session's wall time as it ends and a line per session at the close; a failed session does
-    not stop the ones after it, and any failure fails the run.
+    ``.ci/run`` and the GitHub workflow run this. The first lane of a stage prints as it runs,
+    the others' output follows when they end; then each command's wall time. A failed command
+    does not stop the ones after it, and any failure fails the run.
     """
     for old in REPORTS.glob("*.xml"):  # the summary counts this run's tests only
         old.unlink()
-    for name, posargs in CI_SESSIONS:
-        session.notify(name, posargs=list(posargs))
+    nox_command = [sys.executable, "-m", "nox"]
+    times, failed = [], []
+
+    def lane(commands: tuple[tuple[str, ...], ...], log) -> None:
+        for args in commands:
+            start = time.monotonic()
+            code = subprocess.call([*nox_command, *args], stdout=log, stderr=log, cwd=ROOT)
+            times.append((" ".join(args), code, time.monotonic() - start))
+            failed.extend([" ".join(args)] if code else [])
+
+    for stage in CI_STAGES:
+        with contextlib.ExitStack() as logs:
+            others = []
+            for commands in stage[1:]:
+                log = logs.enter_context(tempfile.TemporaryFile("w+"))
+                thread = threading.Thread(target=lane, args=(commands, log))
+                thread.start()
+                others.append((thread, log))
+            lane(stage[0], None)
+            for thread, log in others:
+                thread.join()
+                log.seek(0)
+                print(log.read(), end="", flush=True)
+    print("CI steps, wall time:")
+    for args, code, seconds in times:
+        print(f"  {args:<52} {'failed' if code else 'passed':<7} {seconds:5.0f} s")
+    if failed:
+        session.error(f"failed: {'; '.join(failed)}")
 
 
 @nox.session(venv_backend="none")
@@ -509,9 +546,7 @@ def summary(session: nox.Session) -> None:
 
     total = {"passed": 0, "failed": 0, "skipped": 0}
     missing = []
-    for name, _ in CI_SESSIONS:
-        if name in {"lint", "docs", "summary"}:  # no pytest run in these
-            continue
+    for name in TESTED_STEPS:
         report = REPORTS / f"{name}.xml"
         if not report.is_file():
             missing.append(name)
