@@ -245,6 +245,9 @@ def test_page(
     """The page on a desktop, then on a phone: every check on one visit (see the module's doc)."""
     html = (site_dir / page_path).read_text(encoding="utf-8")
     page = sweep.page
+    # back to the desktop's size: the last page, left at a phone's, is hidden first, so that
+    # the browser does not lay it out again at 1366 px before it leaves it
+    page.evaluate("() => { document.documentElement.style.display = 'none'; }")
     page.set_viewport_size(DESKTOP)
     sweep.goto(page_path, wait_until="load")
     sweep.wait_for_math()
