@@ -11,8 +11,8 @@ output block of the page, numbers aside (timings differ), is in what the script 
 The files run are a sample, the same in each edition: three examples (one that prints a
 shape table, one a :mod:`mha.check` report) and two tutorial notebooks (both with reports).
 Every example and notebook runs in each edition's build, and every download imports only what
-the printed command installs (``test_translated_downloads.py``, with the check that the two
-editions' files have the same code).
+the printed command installs (``test_translated_downloads.py``); that the two editions' files
+have the same code is checked where the translations are (``docs/locale/catalogs.py``).
 
 The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
 ``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which
