@@ -12,7 +12,8 @@ The files run are a sample, the same in each edition: three examples (one that p
 shape table, one a :mod:`mha.check` report) and two tutorial notebooks (both with reports).
 Every example and notebook runs in each edition's build, and every download imports only what
 the printed command installs (``test_translated_downloads.py``); that the two editions' files
-have the same code is checked where the translations are (``docs/locale/catalogs.py``).
+have the same code is checked on the catalogs (``tests/test_catalogs.py``: each code block's
+Chinese entry keeps its English code, ``docs/locale/catalogs.py``'s ``code_of``).
 
 The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
 ``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which
