@@ -258,8 +258,8 @@ def test_page(
     # The root page sends the browser on to en/index.html, which its own test checks.
     if _language(page_path):
         found |= accessibility_checks(sweep, page_path, context)
-        # the window narrowed only where there is a table to fit (22 of 216 pages): a resize
-        # lays the whole page out again
+        # the window narrowed only where there is a table to fit (most pages have none): a
+        # resize lays the whole page out again
         if page.evaluate("() => document.querySelector('main table') !== null"):
             page.set_viewport_size(NARROW_DESKTOP)
             found["tables fit at 1280 px"] = page.evaluate(WIDE_TABLES_JS)
