@@ -135,9 +135,10 @@ gettext_compact = False  # one catalog per page: tutorial/02_walkthrough.po, ...
 gettext_uuid = False  # no per-message ids ...
 gettext_location = False  # ... and no source line numbers: catalogs change when the text does
 gettext_auto_build = True
-# The gallery index's thumbnail titles and tooltips are raw HTML: translatable too; so are code
-# blocks, of which the catalogs keep those with comments (only the comments are translated).
-gettext_additional_targets = ["raw", "literal-block"]
+# The gallery index's thumbnail titles and tooltips are raw HTML: translatable too. A code
+# block's comments and strings are entries of their own (locale/catalogs.py), put in place
+# when the page is read (_ext/translated_sources.py): no block is translated whole.
+gettext_additional_targets = ["raw"]
 # Chinese search: Sphinx segments the Chinese pages with jieba (in the docs extra). The reader's
 # query is not segmented, so a compound typed without spaces (多头注意力, 注意力权重) must itself
 # be an index term: the glossary's compounds are jieba's user dictionary. Other languages

@@ -8,40 +8,47 @@ the entry's English and the term to write.
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 
 import pytest
 
 pytest.importorskip("babel", reason="the glossary checks read the catalogs with Babel")
-pytest.importorskip(
-    "sphinx", reason="catalogs.py reads the flag of docs/_ext/translated_sources.py"
-)
+pytest.importorskip("sphinx", reason="catalogs.py reads docs/_ext/translated_sources.py")
 import catalogs
 import glossary
+import translated_sources
 from babel.messages.pofile import read_po
 
 LOCALE = glossary.GLOSSARY.parent / "zh_CN" / "LC_MESSAGES"
+DOCS = glossary.GLOSSARY.parents[1]
+GALLERY = DOCS.parent / "gallery"
 CATALOGS = {p.relative_to(LOCALE).with_suffix("").as_posix(): p for p in LOCALE.rglob("*.po")}
 RULES = glossary.load()
 
 
 def _entries(path) -> list[tuple[str, str]]:
-    """(English, Chinese) of each translated entry; of a code block, its comments only."""
+    """(English, Chinese) of each translated entry, a code block's comments too (its strings are
+    code: the labels are checked in the code, below)."""
     with path.open("rb") as f:
-        found = [(m.id, m.string, catalogs.CODE_FLAG in m.flags) for m in read_po(f) if m.string]
-    comments = catalogs.comments
-    return [("\n".join(comments(i)), "\n".join(comments(s))) if code else (i, s)
-            for i, s, code in found if i]  # fmt: skip
+        return [(m.id, m.string) for m in read_po(f) if m.id and m.string and m.context != "string"]
 
 
 ENTRIES = {name: _entries(path) for name, path in sorted(CATALOGS.items())}
 PATTERNS = glossary.patterns()
 
 
-def _code_entries(path) -> list[tuple[str, str]]:
-    """(English, Chinese) of each translated code block, whole."""
-    with path.open("rb") as f:
-        return [(m.id, m.string) for m in read_po(f) if m.string and catalogs.CODE_FLAG in m.flags]
+def _translated_code(name: str) -> list[str]:
+    """The code blocks of a page as the Chinese build runs them (a gallery script whole)."""
+    text, code = translated_sources.messages("zh_CN", name)
+    script = GALLERY / f"{name.removeprefix('auto_examples/')}.py"
+    if name.startswith("auto_examples/"):  # an example; a gallery's index has no code
+        source = script.read_text(encoding="utf-8") if script.is_file() else 'r""" """'
+        return [translated_sources.translate_example(source, text, code)]
+    page = (DOCS / name).with_suffix(".md")
+    cells = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)\n```", re.DOTALL)
+    fences = cells.findall(page.read_text(encoding="utf-8"))
+    return [translated_sources.translate_code(cell, code) for cell in fences]
 
 
 def _strings(code: str) -> list[str]:
@@ -109,8 +116,8 @@ def test_printed_labels_keep_to_the_glossary(name: str) -> None:
     explanations and the gallery's sections 6 and 7 still print some labels with ``print``'s
     separator."""
     found = []
-    for msgid, code in _code_entries(CATALOGS[name]):
-        where = f"code block {msgid.splitlines()[0][:60]!r}"
+    for code in _translated_code(name):
+        where = f"code block {code.lstrip().splitlines()[0][:60]!r}"
         found += [f"{where}: {what}" for what in glossary.spaced_colons(code)]
         labels = " ".join(_strings(code))
         found += [

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import sys
-import tokenize
 from pathlib import Path
 
 from babel.messages.pofile import read_po
@@ -41,12 +39,7 @@ def label_characters(locale: Path = LOCALE) -> set[str]:
     characters: set[str] = {chr(c) for c in range(0x20, 0x7F)} | {"\u2212"}
     for catalog in sorted(locale.glob("*/LC_MESSAGES/auto_examples/**/*.po")):
         with catalog.open("rb") as f:
-            for message in read_po(f):
-                if message.id and "code-block" in message.flags and message.string:
-                    lines = io.StringIO(message.string).readline
-                    for token in tokenize.generate_tokens(lines):
-                        if token.type == tokenize.STRING:
-                            characters |= set(token.string)
+            characters |= {c for m in read_po(f) if m.context == "string" for c in m.string}
     for node in ast.walk(ast.parse(BENCH.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             characters |= set(node.value)

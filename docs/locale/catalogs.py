@@ -1,31 +1,31 @@
-"""The pages' message templates, kept to what a reader reads, and the check of code entries.
+"""The pages' message templates, kept to what a reader reads.
 
 ``python docs/locale/catalogs.py DIR`` (``nox -s translations``) writes the templates into DIR
 with Sphinx's gettext builder (reusing the gallery of the last ``nox -s docs``), keeps what is
 translated and removes each ``zh_CN/LC_MESSAGES/<page>.po`` whose page has nothing to translate;
 sphinx-intl then updates the ``.po`` files from DIR. Not translated: the API pages and their
 docstrings' summaries on the reference index, sphinx-gallery's own lines (``_ext/languages.py``
-translates them), entries with no word outside markup, printed outputs, and code blocks with
-neither a comment of words nor a string a reader reads. A code block's entry is flagged
-:data:`CODE_FLAG` (the Chinese build runs it): its translation keeps :func:`code_of`.
+translates them), entries with no word outside markup and printed outputs. A code block is
+never an entry: each of its comments and strings a reader reads is one
+(``translated_sources.code_pieces``, msgctxt ``comment`` or ``string``), and the Chinese build
+puts their translations in their places, the code between them as it is.
 """
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import pickle
 import re
 import subprocess
 import sys
-import tokenize
 from pathlib import Path
 
+from babel.messages.catalog import Message
 from babel.messages.pofile import read_po, write_po
 from docutils.nodes import literal_block
 from glossary import ROLE_TITLE  # a link's title, which the reader sees
-from translated_sources import CODE_FLAG  # docs/_ext
+from translated_sources import code_pieces  # docs/_ext
 
 LOCALE = Path(__file__).resolve().parent
 NOT_PAGES = ("sphinx",)  # the theme's strings: no template
@@ -38,10 +38,6 @@ MARKUP = re.compile(  # roles (MyST, reST), literals and reST links, inline math
     r"\{[\w:.-]+\}`[^`]*`|:[\w:.-]+:`[^`]*`|``[^`]*``|`[^`]*`_{0,2}|\$[^$]*\$|<[^>]*>"
 )
 LETTER = re.compile(r"[^\W\d_]")
-WORD = re.compile(r"[A-Za-z]{3,}")  # a comment or a string with words to translate
-TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:)")  # code in any language
-SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:\s.*|$)", re.MULTILINE)
-FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field, {name:>6.3f}
 
 
 def needs_translation(msgid: str) -> bool:
@@ -52,84 +48,26 @@ def needs_translation(msgid: str) -> bool:
     return 'tooltip="' in msgid or bool(LETTER.search(f"{MARKUP.sub('', msgid)} {titles}"))
 
 
-def _tokens(code: str, *kinds: int) -> list[tokenize.TokenInfo] | None:
-    """The tokens of these kinds in ``code``; ``None`` if it is not Python."""
-    try:
-        return [t for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type in kinds]
-    except (tokenize.TokenError, SyntaxError):
-        return None
-
-
-def comments(code: str) -> list[str]:
-    """The comments of a code block: Python's, else a shell's (``#`` after a space)."""
-    found = _tokens(code, tokenize.COMMENT)
-    if found is None:
-        return [m.group(0) for m in SHELL_COMMENT.finditer(code)]
-    return [t.string for t in found if not TOOL_DIRECTIVE.match(t.string)]
-
-
-def _strings(code: str) -> list[tokenize.TokenInfo]:
-    """String literals (an f-string's literal parts on Python 3.12 and later)."""
-    return _tokens(code, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", 3)) or []
-
-
-def reads_strings(code: str) -> bool:
-    """Whether a reader reads a string of this Python code: words with a space, colon or ``=``
-    between (``"output shape:"``, not ``"mean"``), or a word that ``print`` prints."""
-    try:
-        calls = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)]
-    except SyntaxError:
-        return False  # not Python: a printed output
-    lines = code.split("\n")
-    printed = {  # (line, column in characters: ast counts UTF-8 bytes) of print's strings
-        (n.lineno, len(lines[n.lineno - 1].encode()[: n.col_offset].decode()))
-        for call in calls
-        if getattr(call.func, "id", None) == "print"
-        for n in call.args
-        if isinstance(n, ast.JoinedStr) or isinstance(getattr(n, "value", None), str)
-    }
-    for t in _strings(code):
-        text = FIELD.sub(" ", t.string.lstrip("rbfuRBFU").strip("\"'"))
-        if WORD.search(text) and (re.search(r"[A-Za-z].*[\s:=]", text) or t.start in printed):
-            return True
-    return False
-
-
-def code_of(code: str) -> str:
-    """The code without comments, each one-line string blanked to its f-string fields: what a
-    translation must leave as it is."""
-    found, lines = _tokens(code, tokenize.COMMENT), code.split("\n")
-    for t in reversed(found or []):
-        (row, start), end = t.start, t.end[1]
-        lines[row - 1] = lines[row - 1][:start] + lines[row - 1][end:]
-    if found is None:
-        lines = [SHELL_COMMENT.sub("", line) for line in lines]
-    lines = [line.rstrip() for line in lines if line.strip()]
-    for t in reversed(_strings("\n".join(lines))):
-        (row, start), (end_row, end) = t.start, t.end
-        if row == end_row:
-            fields = "".join(FIELD.findall(t.string)) if "f" in t.string[:2].lower() else ""
-            lines[row - 1] = f'{lines[row - 1][:start]}"{fields}"{lines[row - 1][end:]}'
-    return "\n".join(lines)
-
-
 def filter_templates(pot_dir: Path, literals: set[str]) -> None:
-    """Keep in each template what is translated (see above); ``literals``: the code blocks."""
+    """Keep in each template what is translated (see above); ``literals``: the code blocks,
+    each replaced by its comments' and strings' entries."""
     api = [read_po(io.BytesIO(p.read_bytes())) for p in pot_dir.glob("reference/generated/*")]
     texts = [" ".join(m.id.split()) for catalog in api for m in catalog if m.id]  # docstrings
     for pot in sorted(pot_dir.rglob("*.pot")):
         name = pot.relative_to(pot_dir).with_suffix("").as_posix()
         catalog = read_po(io.BytesIO(pot.read_bytes()))
-        for m in [m for m in catalog if m.id in literals]:
-            if any(WORD.search(c) for c in comments(m.id)) or reads_strings(m.id):
-                m.flags.add(CODE_FLAG)
-            else:  # no comment, only shape tags such as # (B, H, L, D), or an output
-                del catalog[m.id]
-        for m in [m for m in catalog if m.id and CODE_FLAG not in m.flags]:
-            text = " ".join(m.id.split())
-            from_docstring = name.startswith("reference/") and any(text in d for d in texts)
-            if not needs_translation(m.id) or from_docstring:
-                del catalog[m.id]
+        kept = []
+        for m in [m for m in catalog if m.id]:
+            catalog.delete(m.id, m.context)
+            if m.id in literals:
+                kept += [Message(p.msgid, context=p.kind) for p in code_pieces(m.id)]
+                continue
+            from_docstring = name.startswith("reference/") and " ".join(m.id.split()) in texts
+            if needs_translation(m.id) and not from_docstring:
+                kept.append(m)
+        for m in kept:
+            if catalog.get(m.id, m.context) is None:
+                catalog[m.id] = m
         if name in NOT_PAGES or name.startswith("reference/generated/") or not len(catalog):
             pot.unlink()
             continue
@@ -141,6 +79,7 @@ def main(pot_dir: Path) -> None:
     """Write the templates into ``pot_dir``; remove each ``.po`` file that has none."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "SOURCE_DATE_EPOCH": "0"}
     sphinx = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", "auto"]
+    sphinx += ["-D", "gettext_additional_targets=raw,literal-block"]  # code: its pieces below
     subprocess.run([*sphinx, "-b", "gettext", LOCALE.parent, pot_dir], check=True, env=env)
     doctrees = [pickle.loads(p.read_bytes()) for p in (pot_dir / ".doctrees").rglob("*.doctree")]
     literals = {n.rawsource or n.astext() for d in doctrees for n in d.findall(literal_block)}

@@ -56,13 +56,14 @@ NAMES = {
     "context": "head_outputs",
     "concat": "concat_output",
 }
-# each arrow's label: its step's name (the page's language; the trace's names are English)
+# each arrow's label, by the number of its step in the trace ("3) split heads" is step 3): the
+# step's name in the page's language (the trace's names are English)
 STEP_LABELS = {
-    "2) project": "2) project",
-    "3) split heads": "3) split heads",
-    "4) attend": "4) attend",
-    "5) merge heads": "5) merge heads",
-    "6) project out": "6) project out",
+    2: "2) project",
+    3: "3) split heads",
+    4: "4) attend",
+    5: "5) merge heads",
+    6: "6) project out",
 }
 
 
@@ -125,7 +126,7 @@ def draw_shape_flow(steps, title, highlight=()):
             label = ax.text(
                 WIDTH / 2 + 0.15,
                 top + (ROW_GAP - BOX_H) / 2 - 0.05,
-                STEP_LABELS[step],
+                STEP_LABELS[int(step[0])],
                 va="center",
                 fontsize=10,
                 style="italic",
@@ -158,7 +159,7 @@ assert [box.get_label().split(" ")[0] for box in boxes] == [
     "x", "Q_proj", "K_proj", "V_proj", "Q_heads", "K_heads", "V_heads",
     "attn_scores", "attn_weights", "head_outputs", "concat_output", "output",
 ]  # fmt: skip
-assert arrow_labels == [STEP_LABELS[step] for step in steps_in_order[1:]]
+assert arrow_labels == [STEP_LABELS[int(step[0])] for step in steps_in_order[1:]]
 print(f"arrows: {arrow_labels}")
 
 # %%
