@@ -40,8 +40,8 @@ def test_every_entry_is_translated(path) -> None:
             found.append(f"fuzzy (check it against the English, delete '#, fuzzy'): {m.id!r}")
         elif not m.string:
             found.append(f"untranslated (a string that stays English: its msgid): {m.id!r}")
-        elif m.context == "string" and sorted(ts.FIELD.findall(m.string)) != sorted(
-            ts.FIELD.findall(m.id)
+        elif m.context == "string" and sorted(catalogs.FIELD.findall(m.string)) != sorted(
+            catalogs.FIELD.findall(m.id)
         ):
             found.append(f"a string's fields changed (keep each {{...}} as it is): {m.id!r}")
         elif code and lines:
@@ -68,7 +68,7 @@ def f():
 
 
 def test_a_code_blocks_entries_are_its_comments_and_the_strings_a_reader_reads() -> None:
-    pieces = ts.code_pieces(CODE)
+    pieces = catalogs.code_entries(CODE)
     assert [(p.kind, p.msgid) for p in pieces] == [
         ("comment", "the scores"),
         ("string", "head {h}:"),  # printed; its fields stay
@@ -83,7 +83,7 @@ def test_a_code_blocks_entries_are_its_comments_and_the_strings_a_reader_reads()
         ("string", "Say what f does."),
     ]
     assert not any(p.msgid in ("mean", "upper left") for p in pieces)  # a key, a keyword's
-    assert [p.msgid for p in ts.code_pieces("$ nox -s docs   # build the site")] == [
+    assert [p.msgid for p in catalogs.code_entries("$ nox -s docs   # build the site")] == [
         "build the site"  # not Python: a shell's comments
     ]
 

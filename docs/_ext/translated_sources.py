@@ -1,8 +1,8 @@
 """The examples and notebooks in the page's language, run in that language: a Chinese page
 shows what its Chinese download prints and draws. Catalog entries replace whole paragraphs,
-headings, list items and table cells (:func:`translate_text`) and, flagged ``code-block``,
-whole code blocks (:func:`translate_code`: the code with its comments, printed strings and
-figure labels in Chinese); a translated example that draws sets a Chinese font list. The build
+headings, list items and table cells (:func:`translate_text`) and a code block's comments and
+strings (:func:`translate_code`), never its code; a translated example that draws sets a
+Chinese font list. The build
 translates the gallery into ``_build/gallery/<language>`` (``config-inited``), the executed
 pages' code when read (``source-read``) and the tutorial's notebooks for download at its end.
 """
@@ -63,27 +63,23 @@ def translate_text(text: str, entries: dict[str, str], underlines: bool = True) 
     return "\n".join(lines)
 
 
-# a comment or a string with words in it: a catalog entry of its own (docs/locale/catalogs.py)
-WORD = re.compile(r"[A-Za-z]{2,}")
-PHRASE = re.compile(r"[A-Za-z]{2,}.*?[A-Za-z][\s:=]")  # "output shape:", "head 0 of 8"
+# a code block's comments and strings: the catalog's entries are those with words that a reader
+# reads (docs/locale/catalogs.py); the build puts a translation wherever its words stand
 TOOL_DIRECTIVE = re.compile(r"#\s*(?:fmt:|noqa\b|type:\s*ignore|pragma:|sphinx_gallery_)")
 SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?:[ \t].*|$)", re.MULTILINE)  # code not Python
-FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field, {name:>6.3f}
 MAGIC = re.compile(r"^[ \t]*[%!].*$", re.MULTILINE)  # an IPython magic or shell line
 STRING = re.compile(r"(?is)^([rbfu]*)('''|\"\"\"|'|\")(.*)\2$")
-# where a reader reads a string: printed, drawn on a figure, or in a table of words
-SHOWN_BY = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate",
-            "set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels"}  # fmt: skip
-SHOWN_AS = {"label", "labels", "title", "xlabel", "ylabel"}
+SHOWN_AS = {"label", "labels", "title", "xlabel", "ylabel"}  # keywords whose strings are read
 
 
 class Piece(NamedTuple):
-    """Words in code: ``code[start:end]`` holds ``msgid``; ``render(msgstr)`` replaces it."""
+    """A comment (consecutive comment lines are one) or a string: ``code[start:end]``."""
 
     start: int
     end: int
     msgid: str
-    kind: str  # "comment" (consecutive comment lines are one) or "string"
+    kind: str  # "comment" or "string", the entry's msgctxt
+    at: tuple[int, int] = (0, 0)  # line and UTF-8 column, as ast counts them
     indent: str = ""  # a comment's lines after the first start with it; a string's prefix
     quote: str = ""
 
@@ -93,127 +89,59 @@ class Piece(NamedTuple):
         return f"\n{self.indent}".join(f"# {line}" if line else "#" for line in msgstr.split("\n"))
 
 
-def _spans(nodes) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def spans(nodes) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     return [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in nodes]
 
 
-CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
-ITERATE = {"enumerate", "zip", "reversed", "sorted", "items", "values", "keys"}
-
-
-def _table(value: ast.AST) -> tuple[list, set[str]]:
-    """The strings and the names a literal table is made of (through lists, tuples, sets, dicts,
-    ``enumerate``, ``zip``, ``.items()``...), not those in other expressions."""
-    if isinstance(value, (ast.Constant, ast.JoinedStr)):
-        return [value], set()
-    if isinstance(value, ast.Name):
-        return [], {value.id}
-    if isinstance(value, ast.Call):
-        name = getattr(value.func, "id", None) or getattr(value.func, "attr", None)
-        parts = (
-            [*value.args, value.func.value] if isinstance(value.func, ast.Attribute) else value.args
-        )
-        parts = parts if name in ITERATE else []
-    elif isinstance(value, (ast.BoolOp, ast.IfExp)):  # x or "defaults", a if c else b
-        parts = getattr(value, "values", None) or [value.body, value.orelse]
-    else:
-        parts = [n for n in ast.iter_child_nodes(value) if isinstance(value, CONTAINERS)]
-    strings, names = [], set()
-    for part in parts:
-        found = _table(part)
-        strings, names = strings + found[0], names | found[1]
-    return strings, names
-
-
-def read_strings(tree: ast.AST) -> tuple[list, list]:
-    """Where a reader reads a string, and where code uses it as a key (spans of lines and UTF-8
-    columns). Read: the arguments of ``print`` or a drawing call (``SHOWN_BY``, keywords
-    ``SHOWN_AS``), a phrase or a docstring anywhere, and the table of words given to a name
-    that is read (``labels = [...]``, ``for name, w in (("fused", w1), ...)``); used: another
-    keyword's value (``loc="upper left"``), a subscript."""
-    read, used, shown, tables = [], [], set(), []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
-            values = [*(node.args if name in SHOWN_BY else [])]
-            values += [k.value for k in node.keywords if k.arg in SHOWN_AS]
-            read += _spans(values)
-            shown |= {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
-            used += _spans(k.value for k in node.keywords if k.arg not in SHOWN_AS)
-        elif isinstance(node, ast.Subscript):
-            used += _spans([node.slice])
-        elif isinstance(node, (ast.Assign, ast.For)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            tables.append(
-                (names, *_table(node.value if isinstance(node, ast.Assign) else node.iter))
-            )
-        elif isinstance(node, ast.JoinedStr) or isinstance(getattr(node, "value", 0), str):
-            parts = node.values if isinstance(node, ast.JoinedStr) else [node]
-            words = "".join(p.value if isinstance(p, ast.Constant) else " " for p in parts)
-            read += _spans([node] if PHRASE.search(words) else [])
-    for _ in tables:  # a name read, the names its table is made of, theirs...
-        for names, strings, made_of in tables:
-            if names & shown:
-                read, shown = read + _spans(strings), shown | made_of
-    return read, used
-
-
-def _comment_text(comment: str) -> str:
-    return comment[1:].removeprefix(" ").rstrip()
-
-
-def code_pieces(code: str, every: bool = False) -> list[Piece]:
-    """The comments and the strings a reader reads in ``code`` (:func:`read_strings`), in
-    order: every comment with a word (not a tool's: ``# noqa``, ``# sphinx_gallery_...``;
-    consecutive comment lines are one), every string with a word where it is read. ``every``:
-    each comment and string, words or not, read or not (the build translates a string
-    wherever it stands, so that a page's code stays consistent)."""
-    starts = [0, *(m.end() for m in re.finditer("\n", code))]
-    found: list[Piece] = []
+def code_pieces(code: str) -> list[Piece]:
+    """The comments of ``code`` (not a tool's: ``# noqa``, ``# sphinx_gallery_...``), and its
+    strings but a subscript's (a key) and another keyword's than ``SHOWN_AS`` (``loc=``)."""
+    starts, found = [0, *(m.end() for m in re.finditer("\n", code))], []
+    text = lambda comment: comment[1:].removeprefix(" ").rstrip()
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError):  # not Python: a shell's comments
-        for m in SHELL_COMMENT.finditer(code):
-            found.append(Piece(m.start(), m.end(), _comment_text(m[0]), "comment"))
-        return [p for p in found if every or WORD.search(p.msgid)]
+        return [
+            Piece(m.start(), m.end(), text(m[0]), "comment") for m in SHELL_COMMENT.finditer(code)
+        ]
     try:
-        read, used = read_strings(ast.parse(MAGIC.sub("", code)))
+        tree = ast.parse(MAGIC.sub("", code))
+        keys = [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript)]
+        keys += [
+            k.value
+            for n in ast.walk(tree)
+            for k in getattr(n, "keywords", ())
+            if k.arg not in SHOWN_AS
+        ]
     except SyntaxError:  # an output, not code: no strings
-        read, used = None, []
-    previous = None  # the last comment alone on its line: (piece, row, column)
-    for t in tokens:
+        tree, keys = None, []
+    used, previous = spans(keys), None  # previous: the last comment alone on its line
+    for t in (t for t in tokens if t.type in (tokenize.COMMENT, tokenize.STRING, tokenize.NEWLINE)):
         (row, column), (end_row, end_column) = t.start, t.end
-        if t.type in (tokenize.COMMENT, tokenize.STRING):
-            start, end = starts[row - 1] + column, starts[end_row - 1] + end_column
-            at = (row, len(t.line[:column].encode()))  # ast's columns count UTF-8 bytes
-        if t.type == tokenize.COMMENT and not TOOL_DIRECTIVE.match(t.string):
-            alone = not t.line[:column].strip()
-            text = _comment_text(t.string)
-            if alone and previous and previous[1:] == (row - 1, column):
-                piece = previous[0]
-                found[-1] = piece = piece._replace(end=end, msgid=f"{piece.msgid}\n{text}")
+        start, end = starts[row - 1] + column, starts[end_row - 1] + end_column
+        at, alone = (row, len(t.line[:column].encode())), not t.line[:column].strip()
+        comment = t.type == tokenize.COMMENT and not TOOL_DIRECTIVE.match(t.string)
+        if comment:
+            if alone and previous == (row - 1, column):
+                found[-1] = found[-1]._replace(
+                    end=end, msgid=f"{found[-1].msgid}\n{text(t.string)}"
+                )
             else:
-                piece = Piece(start, end, text, "comment", t.line[:column] if alone else "")
-                found.append(piece)
-            previous = (piece, row, column) if alone else None
-        elif t.type == tokenize.STRING and read is not None:
+                found.append(
+                    Piece(start, end, text(t.string), "comment", at, t.line[:column] * alone)
+                )
+        elif t.type == tokenize.STRING and tree and not any(a <= at < b for a, b in used):
             prefix, quote, body = STRING.match(t.string).groups()
-            words = FIELD.sub(" ", body) if "f" in prefix.lower() else body
-            if any(a <= at < b for a, b in used):
-                continue  # a key, or another keyword's value: code, whatever its words
-            if every or (WORD.search(words) and any(a <= at < b for a, b in read)):
-                found.append(Piece(start, end, body, "string", prefix, quote))
-        if t.type not in (tokenize.COMMENT, tokenize.NL):
-            previous = None
-    return [p for p in found if every or p.kind == "string" or WORD.search(p.msgid)]
+            found.append(Piece(start, end, body, "string", at, prefix, quote))
+        previous = (row, column) if comment and alone else None
+    return found
 
 
 def translate_code(code: str, entries: dict[str, str]) -> str:
     """``code`` with each comment and string of :func:`code_pieces` that has an entry in its
     translation: every other character, sphinx-gallery's configuration comments included, as
     it was."""
-    for piece in reversed(code_pieces(code, every=True)):
+    for piece in reversed(code_pieces(code)):
         if (piece.kind, piece.msgid) in entries:
             translated = piece.render(entries[piece.kind, piece.msgid])
             code = code[: piece.start] + translated + code[piece.end :]

@@ -13,6 +13,7 @@ puts their translations in their places, the code between them as it is.
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import pickle
@@ -25,7 +26,7 @@ from babel.messages.catalog import Message
 from babel.messages.pofile import read_po, write_po
 from docutils.nodes import literal_block
 from glossary import ROLE_TITLE  # a link's title, which the reader sees
-from translated_sources import code_pieces  # docs/_ext
+from translated_sources import MAGIC, SHOWN_AS, code_pieces, spans  # docs/_ext
 
 LOCALE = Path(__file__).resolve().parent
 NOT_PAGES = ("sphinx",)  # the theme's strings: no template
@@ -38,6 +39,79 @@ MARKUP = re.compile(  # roles (MyST, reST), literals and reST links, inline math
     r"\{[\w:.-]+\}`[^`]*`|:[\w:.-]+:`[^`]*`|``[^`]*``|`[^`]*`_{0,2}|\$[^$]*\$|<[^>]*>"
 )
 LETTER = re.compile(r"[^\W\d_]")
+WORD = re.compile(r"[A-Za-z]{2,}")  # a comment or a string with words: an entry
+PHRASE = re.compile(r"[A-Za-z]{2,}.*?[A-Za-z][\s:=]")  # "output shape:", "head 0 of 8"
+FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field, {name:>6.3f}
+# where a reader reads a string: printed, drawn on a figure (and SHOWN_AS), a table of words
+SHOWN_BY = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate",
+            "set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels"}  # fmt: skip
+ITERATE = {"enumerate", "zip", "reversed", "sorted", "items", "values", "keys"}
+
+
+def _table(value: ast.AST) -> tuple[list, set[str]]:
+    """The strings and the names a literal table is made of (through lists, tuples, sets,
+    dicts, ``enumerate``, ``zip``, ``.items()``, ``x or "none"``), not other expressions'."""
+    if isinstance(value, (ast.Constant, ast.JoinedStr, ast.Name)):
+        return ([], {value.id}) if isinstance(value, ast.Name) else ([value], set())
+    if isinstance(value, ast.Call):
+        name = getattr(value.func, "id", None) or getattr(value.func, "attr", None)
+        owner = [value.func.value] if isinstance(value.func, ast.Attribute) else []
+        parts = [*value.args, *owner]
+        parts = parts if name in ITERATE else []
+    elif isinstance(value, (ast.BoolOp, ast.IfExp)):
+        parts = getattr(value, "values", None) or [value.body, value.orelse]
+    else:
+        parts = list(ast.iter_child_nodes(value)) if isinstance(value, CONTAINERS) else []
+    found = [_table(part) for part in parts]
+    return [s for f in found for s in f[0]], {n for f in found for n in f[1]}
+
+
+CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
+
+
+def read_spans(tree: ast.AST) -> list:
+    """Where a reader reads a string: the arguments of ``print`` or a drawing call
+    (``SHOWN_BY``, keywords ``SHOWN_AS``), a phrase or a docstring anywhere, and the table of
+    words given to a name that is read (``labels = [...]``, ``for name, w in (("fused", w1),
+    ...)``: ``name`` printed)."""
+    read, shown, tables = [], set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            values = [*(node.args if name in SHOWN_BY else [])]
+            values += [k.value for k in node.keywords if k.arg in SHOWN_AS]
+            read += spans(values)
+            shown |= {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Assign, ast.For)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            tables.append(
+                (names, *_table(node.value if isinstance(node, ast.Assign) else node.iter))
+            )
+        elif isinstance(node, ast.JoinedStr) or isinstance(getattr(node, "value", 0), str):
+            parts = node.values if isinstance(node, ast.JoinedStr) else [node]
+            words = "".join(p.value if isinstance(p, ast.Constant) else " " for p in parts)
+            read += spans([node] if PHRASE.search(words) else [])
+    for _ in tables:  # a name read, the names its table is made of, theirs...
+        for names, strings, made_of in tables:
+            if names & shown:
+                read, shown = read + spans(strings), shown | made_of
+    return read
+
+
+def code_entries(code: str) -> list:
+    """A code block's entries (``translated_sources.Piece``): its comments with words, and its
+    strings with words where a reader reads them (:func:`read_spans`)."""
+    try:
+        read = read_spans(ast.parse(MAGIC.sub("", code)))
+    except SyntaxError:
+        read = []
+    return [
+        p
+        for p in code_pieces(code)
+        if WORD.search(FIELD.sub(" ", p.msgid) if "f" in p.indent.lower() else p.msgid)
+        and (p.kind == "comment" or any(a <= p.at < b for a, b in read))
+    ]
 
 
 def needs_translation(msgid: str) -> bool:
@@ -60,7 +134,7 @@ def filter_templates(pot_dir: Path, literals: set[str]) -> None:
         for m in [m for m in catalog if m.id]:
             catalog.delete(m.id, m.context)
             if m.id in literals:
-                kept += [Message(p.msgid, context=p.kind) for p in code_pieces(m.id)]
+                kept += [Message(p.msgid, context=p.kind) for p in code_entries(m.id)]
                 continue
             from_docstring = name.startswith("reference/") and " ".join(m.id.split()) in texts
             if needs_translation(m.id) and not from_docstring:
