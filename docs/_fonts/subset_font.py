@@ -5,8 +5,8 @@ The Chinese edition's figures are drawn by the Chinese examples, whose font list
 OFL.txt beside this file). The whole font is 16 MB with every weight of every CJK script; the
 figures need a few hundred characters. This script collects every character of the strings in
 the Chinese code (the ``code-block`` entries of ``docs/locale/<language>/LC_MESSAGES/
-auto_examples``, which hold the figures' labels) and in ``benchmarks/bench.py`` (its charts'
-label tables), and writes the regular weight of the Simplified Chinese font with those, the
+auto_examples``, which hold the figures' labels) and in the benchmark's charts' labels
+(``benchmarks/locale/<language>/LC_MESSAGES/bench.po``), and writes the regular weight of the Simplified Chinese font with those, the
 printable ASCII and matplotlib's minus sign only, to ``NotoSansCJKsc-Regular-subset.otf``.
 
 Run it when a label gains a character: the docs build fails on a figure with a character its
@@ -17,7 +17,6 @@ fonts-noto-cjk``), or any NotoSansCJK-Regular.ttc given with ``--source``.
 from __future__ import annotations
 
 import argparse
-import ast
 import io
 import sys
 import tokenize
@@ -29,7 +28,7 @@ from fontTools.ttLib import TTCollection
 
 HERE = Path(__file__).resolve().parent
 LOCALE = HERE.parent / "locale"
-BENCH = HERE.parents[1] / "benchmarks" / "bench.py"
+BENCH = HERE.parents[1] / "benchmarks" / "locale"  # the charts' labels: bench.po
 TARGET = HERE / "NotoSansCJKsc-Regular-subset.otf"
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 FAMILY = "Noto Sans CJK SC"
@@ -47,9 +46,9 @@ def label_characters(locale: Path = LOCALE) -> set[str]:
                     for token in tokenize.generate_tokens(lines):
                         if token.type == tokenize.STRING:
                             characters |= set(token.string)
-    for node in ast.walk(ast.parse(BENCH.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            characters |= set(node.value)
+    for catalog in sorted(BENCH.glob("*/LC_MESSAGES/bench.po")):
+        with catalog.open("rb") as f:
+            characters |= {c for message in read_po(f) if message.id for c in message.string}
     return characters - {"\n"}
 
 
