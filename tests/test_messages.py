@@ -29,6 +29,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 SOURCES = sorted(Path(mha.__file__).parent.glob("*.py"))
 CATALOG = Path(_i18n.LOCALEDIR, "zh_CN", "LC_MESSAGES", "mha")  # .po and .mo
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"  # bench.py and its charts' catalog
+BENCH_CATALOG = BENCH / "locale" / "zh_CN" / "LC_MESSAGES" / "bench"
 RULES = glossary.load()
 
 
@@ -271,15 +273,19 @@ def test_a_passing_check_never_words_a_message(monkeypatch, record):
 # ---------------------------------------------------------------------------
 
 
-def _message_ids(path: Path) -> list[tuple[str | None, str]]:
-    """(context, message id) of each call of ``_``, ``N_`` or ``pgettext`` with literals in a
-    file of the package: the messages its catalog must hold."""
+def _message_ids(path: Path, markers=("_", "N_")) -> list[tuple[str | None, str]]:
+    """(context, message id) of each call of ``_``, ``N_`` (``markers``) or ``pgettext`` with
+    literals in a file of the package: the messages its catalog must hold. (bench.py's ``tr``
+    takes the label first, then the language and the values.)"""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             continue
         strings = [a.value for a in node.args if isinstance(a, ast.Constant)]
-        if node.func.id in ("_", "N_") and len(strings) == len(node.args) == 1:
+        first = node.args[0] if node.args else None
+        if node.func.id == "tr" and "tr" in markers and isinstance(first, ast.Constant):
+            found.append((None, first.value))
+        elif node.func.id in markers and len(strings) == len(node.args) == 1:
             found.append((None, strings[0]))
         elif node.func.id == "pgettext" and len(strings) == len(node.args) == 2:
             found.append((strings[0], strings[1]))
@@ -348,15 +354,26 @@ def test_every_message_of_the_code_has_its_chinese_in_the_shipped_catalog():
         assert chinese == compiled[(context, message)]
 
 
-def test_the_compiled_catalog_is_the_catalog():
-    """mha.mo holds the translated, not fuzzy, entries of mha.po: no more, no less; and each
-    translation keeps the English's fields (the check's sentences give the part of the result
-    as ``{part}`` or, before a noun, ``{part_of}``)."""
-    entries = _read_po(CATALOG.with_suffix(".po"))
+def test_every_chart_label_has_its_chinese():
+    """Each label of the benchmark's charts (``tr`` and ``N_`` in benchmarks/bench.py) has a
+    Chinese entry in the charts' compiled catalog."""
+    compiled = _read_mo(BENCH_CATALOG.with_suffix(".mo"))
+    used = set(_message_ids(BENCH / "bench.py", markers=("tr", "N_")))
+    assert len(used) > 15
+    missing = sorted(m for c, m in used if not CHINESE.search(compiled.get((c, m), "")))
+    assert missing == [], "python docs/locale/package_catalog.py update, then translate them"
+
+
+@pytest.mark.parametrize("catalog", [CATALOG, BENCH_CATALOG], ids=["mha", "bench"])
+def test_the_compiled_catalog_is_the_catalog(catalog):
+    """mha.mo (bench.mo) holds the translated, not fuzzy, entries of mha.po (bench.po): no more,
+    no less; and each translation keeps the English's fields (the check's sentences give the
+    part of the result as ``{part}`` or, before a noun, ``{part_of}``)."""
+    entries = _read_po(catalog.with_suffix(".po"))
     header = [e for e in entries if e[1] == ""]
     assert len(header) == 1 and "charset=utf-8" in header[0][2]
     translated = {(c, m): s for c, m, s, flags in entries if m and s and "fuzzy" not in flags}
-    compiled = _read_mo(CATALOG.with_suffix(".mo"))
+    compiled = _read_mo(catalog.with_suffix(".mo"))
     assert compiled.pop((None, "")) == header[0][2]
     assert compiled == translated
     assert len(translated) == len(entries) - 1  # nothing untranslated or fuzzy
@@ -367,9 +384,10 @@ def test_the_compiled_catalog_is_the_catalog():
         assert got == want, english
 
 
-def test_the_catalog_keeps_to_the_glossary():
+@pytest.mark.parametrize("catalog", [CATALOG, BENCH_CATALOG], ids=["mha", "bench"])
+def test_the_catalog_keeps_to_the_glossary(catalog):
     """One glossary for every catalog, the package's included (docs/locale/GLOSSARY.md)."""
-    for _context, english, chinese, _flags in _read_po(CATALOG.with_suffix(".po")):
+    for _context, english, chinese, _flags in _read_po(catalog.with_suffix(".po")):
         if english:
             assert glossary.forbidden(RULES, chinese) == [], (english, chinese)
 
