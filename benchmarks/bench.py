@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
+import gettext
 import itertools
 import json
 import math
@@ -79,11 +81,18 @@ def goal(mode: str, batch_first: bool) -> float:
     return (GOALS if batch_first else SEQUENCE_FIRST_GOALS)[mode]
 
 
-MODES = {
-    "inference": "eval, no grad, need_weights=False",
-    "training": "forward + backward, need_weights=False",
-    "weights": "eval, no grad, need_weights=True, average_attn_weights=False",
+def N_(label: str) -> str:  # gettext's name for it
+    """``label`` itself, marked for the charts' catalog (:func:`tr` words it)."""
+    return label
+
+
+# each mode's panel title in the speed chart: the mode, then what it runs (MODES)
+TITLES = {
+    "inference": N_("inference: eval, no grad, need_weights=False"),
+    "training": N_("training: forward + backward, need_weights=False"),
+    "weights": N_("weights: eval, no grad, need_weights=True, average_attn_weights=False"),
 }
+MODES = {mode: title.partition(": ")[2] for mode, title in TITLES.items()}
 LAYOUTS = (True, False)  # batch_first: both are measured, each against its goal
 # memory: one sequence, E = 256, H = 4, eval, no grad
 MEMORY_LENGTHS = [1024, 2048, 4096, 8192]
@@ -477,37 +486,14 @@ FIGURE_DPI = 100
 SIZES = {"": FIGURE_WIDTH, site_figures.PHONE: site_figures.PHONE_WIDTH}
 
 
-# The charts' labels in the site's other languages: the English label (a format string where
-# the label has values) -> its translation, with the same fields. Names (ms, mha / torch,
-# batch_first=True, the machine) stay as they are.
-LABELS = {
-    "zh_CN": {
-        "recompute\nS tokens": "重算\nS 个词元",
-        "cached\nstep": "使用缓存\n的一步",
-        "Decode at S={seq}: 1/{ratio:.0f}": "S={seq} 时的解码：1/{ratio:.0f}",
-        "preallocated": "预分配",
-        "concatenate": "拼接",
-        "Decode {seq} tokens, by cache": "解码 {seq} 个词元，按缓存方式",
-        "E={E}, H={H}, H_kv={H_kv}; {device}": "E={E}, H={H}, H_kv={H_kv}；{device}",
-        "goal": "目标",
-        "goal (True)": "目标（True）",
-        "goal (False)": "目标（False）",
-        "inference: eval, no grad, need_weights=False": "推理：eval，不计算梯度，need_weights=False",
-        "training: forward + backward, need_weights=False": "训练：前向 + 反向，need_weights=False",
-        "weights: eval, no grad, need_weights=True, average_attn_weights=False":
-            "逐头权重：eval，不计算梯度，need_weights=True, average_attn_weights=False",
-        "misses its goal": "未达到目标",
-        "time ratio mha / torch, lower is faster: {device}, torch {torch}":
-            "耗时比 mha / torch，越低越快：{device}，torch {torch}",
-        "{path} (need_weights={weights}): ~L^{k:.1f}": "{path} (need_weights={weights})：~L^{k:.1f}",
-        "fused": "融合路径",
-        "explicit": "显式路径",
-        "sequence length L": "序列长度 L",
-        "peak memory of one forward (MiB)": "一次前向传播的峰值内存（MiB）",
-        "B={B}, E={E}, H={H}; {device}": "B={B}, E={E}, H={H}；{device}",
-    }
-}  # fmt: skip
-LANGUAGES = ["en", *LABELS]  # the files of a language other than English: name.<language>.png
+# The charts' labels in the site's other languages: gettext catalogs of their own domain,
+# benchmarks/locale/<language>/LC_MESSAGES/bench.po (the English label, a format string where the
+# label has values -> its translation, with the same fields), each compiled to the bench.mo
+# beside it by docs/locale/package_catalog.py. Names (ms, mha / torch, batch_first=True, the
+# machine) stay as they are.
+LOCALE = ROOT / "benchmarks" / "locale"
+# the files of a language other than English: name.<language>.png
+LANGUAGES = ["en", *sorted(p.parents[1].name for p in LOCALE.glob("*/LC_MESSAGES/bench.mo"))]
 
 
 def figure_names(stem: str) -> list[str]:
@@ -518,9 +504,17 @@ def figure_names(stem: str) -> list[str]:
             for scale in ("", "@2x")]  # fmt: skip
 
 
+@functools.cache
+def _catalog(language: str) -> gettext.NullTranslations:
+    if language == "en":
+        return gettext.NullTranslations()
+    return gettext.translation("bench", LOCALE, languages=[language])
+
+
 def tr(label: str, language: str, **values) -> str:
-    """``label`` in ``language`` (:data:`LABELS`), its fields filled with ``values``."""
-    return LABELS.get(language, {}).get(label, label).format(**values)
+    """``label`` in ``language`` (its catalog, :data:`LOCALE`), its fields filled with
+    ``values``."""
+    return _catalog(language).gettext(label).format(**values)
 
 
 def _save(fig, out: Path, name: str, language: str) -> None:
@@ -580,7 +574,7 @@ def plot_gqa(results: dict, out: Path) -> None:
             "Decode at S={seq}: 1/{ratio:.0f}", lang, seq=g["seq"], ratio=1 / g["decode"]["ratio"]
         )
         left.set(ylabel="ms", title=title)
-        names = ["preallocated", "concatenate"]
+        names = [N_("preallocated"), N_("concatenate")]
         seconds = [g["design"][n]["decode_all_ms"] / 1e3 for n in names]
         right.bar([tr(n, lang) for n in names], seconds, color=["C0", "C1"])
         right.set(ylabel="s", title=tr("Decode {seq} tokens, by cache", lang, seq=g["seq"]))
@@ -654,7 +648,7 @@ def _plot_speed(results: dict, out: Path, name: str, width: float, lang: str) ->
             )
         ax.set_ylim(0, 1.2 * top)
         # the panel is the figure less the axis labels and the goals' values
-        ax.set_title(_wrap(tr(f"{mode}: {MODES[mode]}", lang), width - 1.6), loc="left")
+        ax.set_title(_wrap(tr(TITLES[mode], lang), width - 1.6), loc="left")
         ax.set_ylabel("mha / torch")
     axes[-1].set_xticks(range(len(labels)), labels)
     axes[-1].set_xlabel("(B, L, E, H)")
@@ -685,7 +679,7 @@ def _plot_memory(results: dict, out: Path, name: str, width: float, lang: str) -
     phone = width < FIGURE_WIDTH
     mem = results["memory"]
     fig, ax = plt.subplots(figsize=(width, 4.8 if phone else 4.2), layout="constrained")
-    for path, marker in (("fused", "o"), ("explicit", "s")):
+    for path, marker in ((N_("fused"), "o"), (N_("explicit"), "s")):
         pts = [p for p in mem["points"] if p["path"] == path]
         k = mem["growth_exponent"][path]
         ax.loglog(

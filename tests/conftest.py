@@ -1,5 +1,5 @@
-"""Shared fixtures: the devices to test on, figures closed after a test, and the hypothesis
-profile."""
+"""Shared fixtures: the devices to test on, figures closed after a test, every test in English
+whatever the machine's locale, and the hypothesis profile."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import torch
 from hypothesis import HealthCheck, settings
 
 import mha
+from mha import _i18n
 
 # Parity examples per run: at least 500, the same ones on every machine (derandomize), so a CI
 # failure reproduces locally. MHA_HYPOTHESIS_EXAMPLES raises the count for a longer search.
@@ -37,3 +38,13 @@ def close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+@pytest.fixture(autouse=True)
+def english_by_default(monkeypatch):
+    """No language chosen: ``MHA_LANG`` and the locale variables unset (a test sets the one
+    it needs), and :func:`mha.set_language` back to the environment after each test."""
+    for variable in ("MHA_LANG", *_i18n.ENVIRONMENT):
+        monkeypatch.delenv(variable, raising=False)
+    yield
+    mha.set_language(None)

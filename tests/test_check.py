@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 import mha
-from mha import check
+from mha import _i18n, check
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -471,11 +471,16 @@ def test_chinese_messages_for_every_mistake(run, mistake, fn, fix):
 
 
 def test_both_languages_cover_the_same_mistakes():
+    """Each mistake's title and hint, and each sentence of a report, has its Chinese in the
+    package's catalog, the hint with the English one's fields."""
+    chinese = _i18n.translation("zh_CN")
     for m in (*check._MISTAKES, check._RAISES, check._NO_RETURN, check._DIFFERS):
-        assert m.title_en and m.hint_en and not CJK.search(m.title_en + m.hint_en)
-        assert CJK.search(m.title_zh) and CJK.search(m.hint_zh), m.id
-        assert re.findall(r"\{\w+\}", m.hint_en) == re.findall(r"\{\w+\}", m.hint_zh), m.id
-    assert set(check._TEXT["en"]) == set(check._TEXT["zh_CN"])
+        assert m.title and m.hint and not CJK.search(m.title + m.hint)
+        title_zh, hint_zh = chinese.gettext(m.title), chinese.gettext(m.hint)
+        assert CJK.search(title_zh) and CJK.search(hint_zh), m.id
+        assert re.findall(r"\{\w+\}", m.hint) == re.findall(r"\{\w+\}", hint_zh), m.id
+    for english in check._TEXT.values():
+        assert not CJK.search(english) and CJK.search(chinese.gettext(english)), english
 
 
 @pytest.mark.parametrize(("env", "expected"), [(None, "en"), ("zh_CN", "zh_CN"), ("xx", "en")])

@@ -1,20 +1,37 @@
 """Every learner-facing message of the package in the reader's language: English by default,
 Chinese under ``MHA_LANG=zh_CN`` (``check_heads``, ``split_heads``, ``merge_heads``, the shared
-input checks, the shape trace, the command line's usage errors, ``mha.check``'s own)."""
+input checks, the shape trace, the command line's usage errors, ``mha.check``'s own); the
+language's order (``lang=``, ``--lang``, ``mha.set_language``, ``MHA_LANG``, the locale); the
+gettext catalog that holds the Chinese (``src/mha/locale``), read with the standard library."""
 
 from __future__ import annotations
 
+import ast
+import gettext
+import os
 import re
+import struct
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
+import glossary  # docs/locale: the glossary's rules (standard library only)
 import pytest
 import torch
 
 import mha
-from mha import _validation
+from mha import _i18n
 from mha.__main__ import main
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+# Chinese in a file: ideographs, CJK punctuation, full-width forms
+CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+SOURCES = sorted(Path(mha.__file__).parent.glob("*.py"))
+CATALOG = Path(_i18n.LOCALEDIR, "zh_CN", "LC_MESSAGES", "mha")  # .po and .mo
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"  # bench.py and its charts' catalog
+BENCH_CATALOG = BENCH / "locale" / "zh_CN" / "LC_MESSAGES" / "bench"
+RULES = glossary.load()
 
 
 def _nested():
@@ -154,20 +171,28 @@ def _is_chinese(message: str) -> None:
     assert CJK.search(message), message
     assert not re.search(r"\b(expected|got|must|error|argument|usage)\b", message), message
     assert "： " not in message and not re.search(r"[\u4e00-\u9fff][,;:()]", message), message
-    assert not any(word in message for word in ("宽度", "批次", "尺寸")), message
+    assert glossary.forbidden(RULES, message) == [], message  # 批量, not 批次 ...
 
 
 @pytest.fixture
 def record(monkeypatch):
-    """The keys of MESSAGES that the test used."""
+    """The (context, message id) of every message the test worded, in any language."""
     used = set()
+    catalog_of = _i18n.translation
 
-    class Recording(dict):
-        def __getitem__(self, key):
-            used.add(key)
-            return super().__getitem__(key)
+    class Recording:
+        def __init__(self, catalog: gettext.NullTranslations) -> None:
+            self.catalog = catalog
 
-    monkeypatch.setattr(_validation, "MESSAGES", Recording(_validation.MESSAGES))
+        def gettext(self, message: str) -> str:
+            used.add((None, message))
+            return self.catalog.gettext(message)
+
+        def pgettext(self, context: str, message: str) -> str:
+            used.add((context, message))
+            return self.catalog.pgettext(context, message)
+
+    monkeypatch.setattr(_i18n, "translation", lambda lang=None: Recording(catalog_of(lang)))
     return used
 
 
@@ -215,7 +240,8 @@ def test_cli_usage_error_in_the_readers_language(monkeypatch, capsys, record, ar
 
 
 def test_every_message_is_tested_and_chinese(monkeypatch, capsys, record):
-    """The calls above show every message; each Chinese template has the English one's fields."""
+    """The calls above and the shape table show every message of the package but mha.check's
+    reports (tests/test_check.py shows those)."""
     for lang in ("en", "zh_CN"):
         monkeypatch.setenv("MHA_LANG", lang)
         for _, call, error, _, _ in CALLS:
@@ -224,19 +250,238 @@ def test_every_message_is_tested_and_chinese(monkeypatch, capsys, record):
         for _, argv, _, _ in CLI:
             with pytest.raises(SystemExit):
                 main(argv)
+        mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8))
     capsys.readouterr()
-    assert set(_validation.MESSAGES) - record == set()
-    for english, chinese in _validation.MESSAGES.values():
-        fields = re.compile(r"\{(\w*)")
-        assert sorted(fields.findall(english)) == sorted(fields.findall(chinese)), english
-        assert not CJK.search(english)
-        assert CJK.search(chinese) or chinese.strip() in ("{n} 维", "或")
+    check = Path(mha.check.__file__)
+    shown = {m for path in SOURCES if path != check for m in _message_ids(path)}
+    assert shown - record == set()
 
 
 def test_a_passing_check_never_words_a_message(monkeypatch, record):
-    """Errors cost nothing until they happen: valid calls never look up a message."""
+    """Errors cost nothing until they happen: valid calls never look up a message, in any
+    language."""
+    monkeypatch.setenv("MHA_LANG", "zh_CN")
     mha.check_heads(64, 8)
     mha.merge_heads(mha.split_heads(torch.zeros(2, 5, 64), 8))
     mha.trace_shapes(2, 5, 64, 8, num_kv_heads=2)
     mha.MultiHeadAttention(8, 2)(*[torch.zeros(5, 8)] * 3)
     assert record == set()
+
+
+# ---------------------------------------------------------------------------
+# The catalog: every message of the code has its Chinese, the .mo is the .po compiled
+# ---------------------------------------------------------------------------
+
+
+def _message_ids(path: Path, markers=("_", "N_")) -> list[tuple[str | None, str]]:
+    """(context, message id) of each call of ``_``, ``N_`` (``markers``) or ``pgettext`` with
+    literals in a file of the package: the messages its catalog must hold. (bench.py's ``tr``
+    takes the label first, then the language and the values.)"""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        strings = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        first = node.args[0] if node.args else None
+        if node.func.id == "tr" and "tr" in markers and isinstance(first, ast.Constant):
+            found.append((None, first.value))
+        elif node.func.id in markers and len(strings) == len(node.args) == 1:
+            found.append((None, strings[0]))
+        elif node.func.id == "pgettext" and len(strings) == len(node.args) == 2:
+            found.append((strings[0], strings[1]))
+    return found
+
+
+def _read_mo(path: Path) -> dict[tuple[str | None, str], str]:
+    """The entries of a compiled catalog, {(context, message id): translation}: the GNU .mo
+    format (a header of 7 little-endian words, then tables of lengths and offsets)."""
+    data = path.read_bytes()
+    magic, _revision, count, ids, strs = struct.unpack("<5I", data[:20])
+    assert magic == 0x950412DE, f"{path} is not a little-endian .mo file"
+    entries = {}
+    for i in range(count):
+        id_length, id_offset = struct.unpack("<2I", data[ids + 8 * i : ids + 8 * i + 8])
+        str_length, str_offset = struct.unpack("<2I", data[strs + 8 * i : strs + 8 * i + 8])
+        key = data[id_offset : id_offset + id_length].decode("utf-8")
+        context, _sep, message = key.rpartition("\x04")
+        entries[(context or None, message)] = data[str_offset : str_offset + str_length].decode()
+    return entries
+
+
+def _unquote(lines: list[str]) -> str:
+    return "".join(ast.literal_eval(line) for line in lines)
+
+
+def _read_po(path: Path) -> list[tuple[str | None, str, str, set[str]]]:
+    """(context, message id, translation, flags) of each entry of a .po file; the small part
+    of the format the catalog uses (no plurals, no obsolete entries)."""
+    entries = []
+    for block in path.read_text(encoding="utf-8").strip().split("\n\n"):
+        flags, fields, key = set(), {}, None
+        for line in block.splitlines():
+            if line.startswith("#,"):
+                flags |= {f.strip() for f in line[2:].split(",")}
+            elif line.startswith("#"):
+                continue
+            elif line.startswith('"'):
+                fields[key].append(line)
+            else:
+                key, _sep, value = line.partition(" ")
+                fields[key] = [value]
+        assert set(fields) <= {"msgctxt", "msgid", "msgstr"}, (path, block)
+        context = _unquote(fields["msgctxt"]) if "msgctxt" in fields else None
+        entries.append((context, _unquote(fields["msgid"]), _unquote(fields["msgstr"]), flags))
+    return entries
+
+
+def test_the_code_has_no_chinese():
+    """The Chinese is in the catalog only: the code holds the English."""
+    found = {p.name: len(CHINESE.findall(p.read_text(encoding="utf-8"))) for p in SOURCES}
+    assert {name: n for name, n in found.items() if n} == {}
+
+
+def test_every_message_of_the_code_has_its_chinese_in_the_shipped_catalog():
+    """Each message id of ``src/mha`` (a call of _, N_ or pgettext with literals, found with
+    ast) has a Chinese entry in the compiled catalog that the package reads."""
+    compiled = _read_mo(CATALOG.with_suffix(".mo"))
+    used = {m for path in SOURCES for m in _message_ids(path)}
+    assert len(used) > 100  # the extraction found the package's messages
+    missing = sorted((c or "", m) for c, m in used if not CHINESE.search(compiled.get((c, m), "")))
+    assert missing == [], "python docs/locale/package_catalog.py update, then translate them"
+    catalog = _i18n.translation("zh_CN")
+    for context, message in used:  # and gettext reads them
+        chinese = catalog.pgettext(context, message) if context else catalog.gettext(message)
+        assert chinese == compiled[(context, message)]
+
+
+def test_every_chart_label_has_its_chinese():
+    """Each label of the benchmark's charts (``tr`` and ``N_`` in benchmarks/bench.py) has a
+    Chinese entry in the charts' compiled catalog."""
+    compiled = _read_mo(BENCH_CATALOG.with_suffix(".mo"))
+    used = set(_message_ids(BENCH / "bench.py", markers=("tr", "N_")))
+    assert len(used) > 15
+    missing = sorted(m for c, m in used if not CHINESE.search(compiled.get((c, m), "")))
+    assert missing == [], "python docs/locale/package_catalog.py update, then translate them"
+
+
+@pytest.mark.parametrize("catalog", [CATALOG, BENCH_CATALOG], ids=["mha", "bench"])
+def test_the_compiled_catalog_is_the_catalog(catalog):
+    """mha.mo (bench.mo) holds the translated, not fuzzy, entries of mha.po (bench.po): no more,
+    no less; and each translation keeps the English's fields (the check's sentences give the
+    part of the result as ``{part}`` or, before a noun, ``{part_of}``)."""
+    entries = _read_po(catalog.with_suffix(".po"))
+    header = [e for e in entries if e[1] == ""]
+    assert len(header) == 1 and "charset=utf-8" in header[0][2]
+    translated = {(c, m): s for c, m, s, flags in entries if m and s and "fuzzy" not in flags}
+    compiled = _read_mo(catalog.with_suffix(".mo"))
+    assert compiled.pop((None, "")) == header[0][2]
+    assert compiled == translated
+    assert len(translated) == len(entries) - 1  # nothing untranslated or fuzzy
+    fields = re.compile(r"\{(\w*)")
+    for (_context, english), chinese in translated.items():
+        want = sorted(fields.findall(english))
+        got = sorted(fields.findall(chinese.replace("{part_of}", "{part}")))
+        assert got == want, english
+
+
+@pytest.mark.parametrize("catalog", [CATALOG, BENCH_CATALOG], ids=["mha", "bench"])
+def test_the_catalog_keeps_to_the_glossary(catalog):
+    """One glossary for every catalog, the package's included (docs/locale/GLOSSARY.md)."""
+    for _context, english, chinese, _flags in _read_po(catalog.with_suffix(".po")):
+        if english:
+            assert glossary.forbidden(RULES, chinese) == [], (english, chinese)
+
+
+def test_the_languages_are_the_catalogs():
+    shipped = sorted(p.parents[1].name for p in _i18n.LOCALEDIR.glob("*/LC_MESSAGES/mha.mo"))
+    assert _i18n.LANGS == ("en", *shipped) == ("en", "zh_CN")
+
+
+# ---------------------------------------------------------------------------
+# The language: lang=, then --lang, then mha.set_language, then MHA_LANG, then the locale
+# ---------------------------------------------------------------------------
+
+ENVIRONMENTS = [
+    ({}, "en"),
+    ({"LANG": "zh_CN.UTF-8"}, "zh_CN"),
+    ({"LANG": "zh_CN"}, "zh_CN"),
+    ({"LANG": "zh"}, "zh_CN"),
+    ({"LC_ALL": "zh_Hans"}, "zh_CN"),
+    ({"LANG": "zh-Hans-CN"}, "zh_CN"),
+    ({"LANG": "zh_SG.UTF-8"}, "zh_CN"),
+    ({"LANG": "zh_TW.UTF-8"}, "en"),  # no catalog in traditional characters
+    ({"LANG": "fr_FR.UTF-8"}, "en"),
+    ({"LANG": "en_US.UTF-8"}, "en"),
+    ({"LANG": "C.UTF-8"}, "en"),
+    ({"LANG": "POSIX"}, "en"),
+    ({"LANGUAGE": "zh_CN:en"}, "zh_CN"),
+    ({"LANGUAGE": "en:zh_CN", "LANG": "zh_CN.UTF-8"}, "en"),
+    ({"LANGUAGE": "fr:zh_CN"}, "zh_CN"),  # the first with a catalog
+    ({"LANGUAGE": "fr:C:zh_CN"}, "en"),  # C ends the list
+    ({"LANGUAGE": "zh_CN", "LC_ALL": "C"}, "zh_CN"),  # LANGUAGE first
+    ({"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "en"),
+    ({"LC_ALL": "", "LANGUAGE": "", "LANG": "zh_CN.UTF-8"}, "zh_CN"),  # empty: not set
+    ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh_CN"),
+    ({"LC_ALL": "en_US.UTF-8", "LC_MESSAGES": "zh_CN.UTF-8"}, "en"),
+    ({"MHA_LANG": "en", "LANG": "zh_CN.UTF-8"}, "en"),  # MHA_LANG beats the locale
+    ({"MHA_LANG": "zh_CN", "LC_ALL": "C"}, "zh_CN"),
+    ({"MHA_LANG": "fr", "LANG": "zh_CN.UTF-8"}, "en"),  # an unknown MHA_LANG: English
+]
+
+
+def _language_of_an_error() -> str:
+    with pytest.raises(ValueError, match=r"64") as raised:
+        mha.check_heads(64, 6)
+    return "zh_CN" if CJK.search(str(raised.value)) else "en"
+
+
+@pytest.mark.parametrize(("env", "expected"), ENVIRONMENTS, ids=lambda v: str(v))
+def test_the_locale_chooses_the_language(monkeypatch, env, expected):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert _i18n.resolve_language() == expected
+    assert _language_of_an_error() == expected
+
+
+def test_set_language_beats_the_environment_and_lang_beats_all(monkeypatch, capsys):
+    steps = mha.trace_shapes(2, 5, 64, 8)
+    english, chinese = (mha.format_shape_table(steps, lang=lang) for lang in ("en", "zh_CN"))
+    monkeypatch.setenv("MHA_LANG", "zh_CN")
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    mha.set_language("en")  # beats MHA_LANG and the locale
+    assert _language_of_an_error() == "en" and mha.format_shape_table(steps) == english
+    assert mha.format_shape_table(steps, lang="zh_CN") == chinese  # lang= beats it
+    assert main(["--lang", "zh_CN"]) == 0 and "拆分多头" in capsys.readouterr().out  # --lang too
+    assert main([]) == 0 and "split heads" in capsys.readouterr().out
+    monkeypatch.setenv("MHA_LANG", "en")
+    monkeypatch.setenv("LANG", "C")
+    mha.set_language("zh_CN")
+    assert _language_of_an_error() == "zh_CN" and mha.format_shape_table(steps) == chinese
+    assert mha.format_shape_table(steps, lang="en") == english
+    assert "Mistake:" in str(mha.check.split_heads(lambda x, h: x, lang="en"))
+    with _i18n.language("en"):  # the command line's block beats it
+        assert _language_of_an_error() == "en"
+    mha.set_language(None)  # back to the environment: MHA_LANG=en
+    assert _language_of_an_error() == "en"
+    monkeypatch.delenv("MHA_LANG")
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert _language_of_an_error() == "zh_CN"
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh", "zh_CN.UTF-8", ""])
+def test_set_language_takes_a_language_of_the_package(lang):
+    with pytest.raises(ValueError, match=r"expected lang to be one of \('en', 'zh_CN'\) or None"):
+        mha.set_language(lang)
+    assert _i18n.resolve_language() == "en"
+
+
+def test_a_chinese_locale_prints_chinese():
+    """A real process: ``LANG=zh_CN.UTF-8 python -c "import mha; mha.check_heads(64, 6)"``."""
+    names = ("PYTHONPATH", "MHA_LANG", *_i18n.ENVIRONMENT)
+    env = {k: v for k, v in os.environ.items() if k not in names}
+    env.update(LANG="zh_CN.UTF-8", PYTHONPATH=str(Path(mha.__file__).parents[1]))
+    code = "import mha; mha.check_heads(64, 6)"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=False)
+    last = result.stderr.decode("utf-8").strip().splitlines()[-1]
+    assert result.returncode == 1
+    assert last.startswith("mha.errors.ValueAssertionError: 头数 num_heads 应能整除模型维度"), last

@@ -5,8 +5,8 @@ The Chinese edition's figures are drawn by the Chinese examples, whose font list
 OFL.txt beside this file). The whole font is 16 MB with every weight of every CJK script; the
 figures need a few hundred characters. This script collects every character of the strings in
 the Chinese code (the ``code-block`` entries of ``docs/locale/<language>/LC_MESSAGES/
-auto_examples``, which hold the figures' labels) and in ``benchmarks/bench.py`` (its charts'
-label tables), and writes the regular weight of the Simplified Chinese font with those, the
+auto_examples``, which hold the figures' labels) and in the benchmark's charts' labels
+(``benchmarks/locale/<language>/LC_MESSAGES/bench.po``), and writes the regular weight of the Simplified Chinese font with those, the
 printable ASCII and matplotlib's minus sign only, to ``NotoSansCJKsc-Regular-subset.otf``.
 
 Run it when a label gains a character: the docs build fails on a figure with a character its
@@ -17,7 +17,6 @@ fonts-noto-cjk``), or any NotoSansCJK-Regular.ttc given with ``--source``.
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from fontTools.ttLib import TTCollection
 
 HERE = Path(__file__).resolve().parent
 LOCALE = HERE.parent / "locale"
-BENCH = HERE.parents[1] / "benchmarks" / "bench.py"
+BENCH = HERE.parents[1] / "benchmarks" / "locale"  # the charts' labels: bench.po
 TARGET = HERE / "NotoSansCJKsc-Regular-subset.otf"
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 FAMILY = "Noto Sans CJK SC"
@@ -40,9 +39,9 @@ def label_characters(locale: Path = LOCALE) -> set[str]:
     for catalog in sorted(locale.glob("*/LC_MESSAGES/auto_examples/**/*.po")):
         with catalog.open("rb") as f:
             characters |= {c for m in read_po(f) if m.context == "string" for c in m.string}
-    for node in ast.walk(ast.parse(BENCH.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            characters |= set(node.value)
+    for catalog in sorted(BENCH.glob("*/LC_MESSAGES/bench.po")):
+        with catalog.open("rb") as f:
+            characters |= {c for message in read_po(f) if message.id for c in message.string}
     return characters - {"\n"}
 
 

@@ -3,12 +3,17 @@
 Dimension letters used throughout: ``B`` batch, ``L`` target length, ``S`` source length,
 ``E`` model width, ``H`` heads, ``D = E // H`` head width; after the lesson, ``H_kv``
 key/value heads and ``G = H // H_kv`` query heads per key/value head.
+
+Messages (errors, :mod:`mha.check`'s reports, the shape table) are in English or Chinese:
+``lang=`` where a function takes it, else :func:`set_language`'s choice, else the environment
+variable ``MHA_LANG``, else the locale (``LANG=zh_CN.UTF-8`` means Chinese), else English.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
 from mha import check as check  # feedback on a learner's own steps, as mha.check
 from mha import errors as errors  # the exception classes, as mha.errors
+from mha._i18n import set_language
 from mha.cost import (
     AttentionFlops,
     LargestTensor,
@@ -69,6 +74,7 @@ __all__ = [
     "project_qkv",
     "repeat_kv",
     "scaled_dot_product_attention",
+    "set_language",
     "split_heads",
     "tiled_attention",
     "trace_shapes",

@@ -1,8 +1,10 @@
 """Command line: print the shape table, ``python -m mha --batch 2 --seq 5 --d-model 64 --heads 8``.
 
 ``--kv-heads 2`` traces grouped-query attention with 2 key/value heads; ``--source-seq 7``
-cross-attention over 7 keys; ``--lang zh_CN`` prints the table in Chinese (default: the
-environment variable ``MHA_LANG``, else English), and its usage errors in the same language.
+cross-attention over 7 keys; ``--lang zh_CN`` prints the table in Chinese, and its usage errors
+in the same language. Without ``--lang``: the environment variable ``MHA_LANG``, else the
+locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: ``LANG=zh_CN.UTF-8`` means
+Chinese), else English.
 """
 
 from __future__ import annotations
@@ -11,41 +13,48 @@ import argparse
 import re
 import sys
 
-from mha._validation import LANGS, language, say
+from mha._i18n import LANGS, _, language
 from mha.trace import format_shape_table, trace_shapes
 
-# argparse's own words around a usage error, which say() words in the package's language
+# argparse's own words around a usage error, which _() words in the package's language
 _ARGUMENT = re.compile(r"argument (?P<name>\S+): (?P<message>.*)", re.DOTALL)
 _UNKNOWN = re.compile(r"unrecognized arguments: (?P<names>.*)", re.DOTALL)
 _ONE_VALUE = "expected one argument"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its usage errors in the package's language (``MHA_LANG``, ``--lang``)."""
+    """argparse's parser, its usage errors in the package's language (``--lang``, else
+    :func:`mha.set_language`, ``MHA_LANG``, the locale)."""
 
     def error(self, message: str) -> None:
         if found := _ARGUMENT.fullmatch(message):
-            inner = say("cli_value") if found["message"] == _ONE_VALUE else found["message"]
-            message = say("argument", name=found["name"], message=inner)
+            inner = found["message"]
+            inner = _("expected one value") if inner == _ONE_VALUE else inner
+            message = _("argument {name}: {message}").format(name=found["name"], message=inner)
         elif found := _UNKNOWN.fullmatch(message):
-            message = say("cli_unknown", names=found["names"])
+            message = _("unrecognized arguments: {names}").format(names=found["names"])
         usage = self.format_usage()  # argparse's "usage: " is English: the package's instead
         usage = (
-            say("usage") + usage.removeprefix("usage: ") if usage.startswith("usage: ") else usage
+            _("usage: ") + usage.removeprefix("usage: ") if usage.startswith("usage: ") else usage
         )
-        self.exit(2, usage + say("error", prog=self.prog, message=message))
+        self.exit(
+            2, usage + _("{prog}: error: {message}\n").format(prog=self.prog, message=message)
+        )
 
 
 def _int(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(say("cli_int", value=text)) from None
+        raise argparse.ArgumentTypeError(
+            _("expected an int, got {value!r}").format(value=text)
+        ) from None
 
 
 def _lang(text: str) -> str:
     if text not in LANGS:
-        raise argparse.ArgumentTypeError(say("cli_choice", choices=", ".join(LANGS), value=text))
+        message = _("expected one of {choices}, got {value}")
+        raise argparse.ArgumentTypeError(message.format(choices=", ".join(LANGS), value=text))
     return text
 
 
@@ -87,7 +96,10 @@ def _main(argv: list[str]) -> int:
         type=_lang,
         default=None,
         metavar="{" + ",".join(LANGS) + "}",
-        help="language of the table and of the errors: en or zh_CN (default: $MHA_LANG, else en)",
+        help=(
+            "language of the table and of the errors: en or zh_CN (default: $MHA_LANG, else "
+            "the locale, $LANGUAGE, $LC_ALL, $LC_MESSAGES or $LANG, else en)"
+        ),
     )
     args = parser.parse_args(argv)
     try:

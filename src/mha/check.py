@@ -27,7 +27,9 @@ expected value and yours. Nothing your function does escapes the check; only a m
 check itself (``fn`` not callable, an unknown ``lang``) raises.
 
 Messages are in English (``lang="en"``) or Chinese (``lang="zh_CN"``); by default, the
-language named by the environment variable ``MHA_LANG``, else English.
+language of :func:`mha.set_language`, else the one the environment variable ``MHA_LANG``
+names, else the locale's (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: ``zh_CN.UTF-8``
+means Chinese), else English.
 
 Examples
 --------
@@ -60,7 +62,7 @@ import torch
 from torch import Tensor
 
 from mha import functional as _functional
-from mha._validation import language, resolve_language, say
+from mha._i18n import N_, _, language, pgettext
 
 __all__ = ["Report", "attention", "merge_heads", "split_heads"]
 
@@ -127,10 +129,8 @@ class Report:
 class _Mistake:
     step: str  # the check that reports it: "split_heads", "merge_heads", "attention", "any"
     id: str
-    title_en: str
-    title_zh: str
-    hint_en: str  # what to change, in words: the Fix line's first part, the Hint line
-    hint_zh: str
+    title: str  # marked with N_, worded by _ when reported
+    hint: str  # what to change, in words: the Fix line's first part, the Hint line
     code: tuple[str, ...] | None = None  # the fix's lines (templates); () the step's own code
     in_table: bool = False  # a row of the table of the how-to guide on common errors
     wrong: Callable[..., list] | None = None  # the wrong results, computed from the input
@@ -185,164 +185,116 @@ _PARAMETERS = {
 }
 _MISTAKES = (
     _Mistake("split_heads", "view_without_transpose",
-             "view without the transpose", "view 之后没有转置",
-             "view as (B, L, H, D), then swap L and H with transpose(1, 2)",
-             "先 view 成 (B, L, H, D)，再用 transpose(1, 2) 交换 L 和 H",
+             N_("view without the transpose"),
+             N_("view as (B, L, H, D), then swap L and H with transpose(1, 2)"),
              _SPLIT, in_table=True,
              wrong=lambda x, h: [_heads(x, h), x.reshape(x.shape[0], h, x.shape[1], -1)]),
     _Mistake("split_heads", "transpose_wrong_axes",
-             "transpose of the wrong axes", "转置了错误的维度",
-             "swap axes 1 and 2 (L and H) only",
-             "只交换第 1 个和第 2 个维度（L 和 H）",
+             N_("transpose of the wrong axes"),
+             N_("swap axes 1 and 2 (L and H) only"),
              _SPLIT,
              wrong=lambda x, h: [_heads(x, h).transpose(*a) for a in ((1, 3), (2, 3), (0, 2))]),
     _Mistake("split_heads", "transpose_all_axes",
-             ".T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B))",
-             "对 4 维张量用了 .T（它把所有维度的顺序倒过来，(B, L, H, D) 变成 (D, H, L, B)）",
-             "swap only axes 1 and 2 (L and H) with transpose(1, 2)",
-             "用 transpose(1, 2) 只交换第 1 个和第 2 个维度（L 和 H）",
+             N_(".T on a 4-D tensor (it reverses every axis, (B, L, H, D) -> (D, H, L, B))"),
+             N_("swap only axes 1 and 2 (L and H) with transpose(1, 2)"),
              _SPLIT, says=_DOT_T, wrong=lambda x, h: [_heads(x, h).permute(3, 2, 1, 0)]),
     _Mistake("split_heads", "view_wrong_size",
-             "a view of the wrong size, from a hard-coded shape", "形状写死了，view 的大小不对",
-             "read the sizes from the tensor instead of writing them out, and the width of a "
-             "head from {num_heads}",
-             "从张量读出各维度的大小，不要写死；每个头的维度由 {num_heads} 算出",
+             N_("a view of the wrong size, from a hard-coded shape"),
+             N_("read the sizes from the tensor instead of writing them out, and the width of a "
+                "head from {num_heads}"),
              _SPLIT, in_table=True, says=_RESHAPE),
     _Mistake("merge_heads", "view_without_transpose",
-             "merging with a view, without the transpose", "合并多头时直接 view，没有先转置",
-             "move the head axis back next to D with transpose(1, 2) first",
-             "先用 transpose(1, 2) 把头维度移回 D 旁边",
+             N_("merging with a view, without the transpose"),
+             N_("move the head axis back next to D with transpose(1, 2) first"),
              _MERGE_VIEW, in_table=True,
              wrong=lambda x: [x.reshape(x.shape[0], x.shape[2], -1)]),
     _Mistake("merge_heads", "view_after_transpose",
-             "view after transpose without contiguous()", "转置后未调用 contiguous() 就使用 view",
-             "copy into contiguous memory with .contiguous() before the view (or use .reshape)",
-             "先用 .contiguous() 生成连续存放的副本，再调用 view（或者改用 .reshape）",
+             N_("view after transpose without contiguous()"),
+             N_("copy into contiguous memory with .contiguous() before the view (or use "
+                ".reshape)"),
              _MERGE_VIEW, in_table=True,
              says="view size is not compatible with input tensor's size"),
     _Mistake("merge_heads", "transpose_wrong_axes",
-             "transpose of the wrong axes", "转置了错误的维度",
-             "swap axes 1 and 2 (H and L), so that H and D sit side by side",
-             "交换第 1 个和第 2 个维度（H 和 L），让 H 和 D 挨在一起",
+             N_("transpose of the wrong axes"),
+             N_("swap axes 1 and 2 (H and L), so that H and D sit side by side"),
              _MERGE,
              wrong=lambda x: [x.permute(*p).reshape(x.shape[0], x.shape[2], -1)
                               for p in ((0, 3, 2, 1), (0, 1, 3, 2), (0, 2, 3, 1))]),
     _Mistake("merge_heads", "view_wrong_size",
-             "a view of the wrong size, from a hard-coded shape", "形状写死了，view 的大小不对",
-             "read the sizes from the tensor instead of writing them out",
-             "从张量读出各维度的大小，不要写死",
+             N_("a view of the wrong size, from a hard-coded shape"),
+             N_("read the sizes from the tensor instead of writing them out"),
              _MERGE, in_table=True, says=_RESHAPE),
     _Mistake("attention", "transpose_all_axes",
-             "k.T on a 4-D tensor (it reverses every axis)",
-             "对 4 维张量用了 k.T（它把所有维度的顺序倒过来）",
-             "{k}.transpose(-2, -1) swaps only the last two axes ({k}.mT is the same)",
-             "{k}.transpose(-2, -1) 只交换最后两个维度（{k}.mT 也一样）",
+             N_("k.T on a 4-D tensor (it reverses every axis)"),
+             N_("{k}.transpose(-2, -1) swaps only the last two axes ({k}.mT is the same)"),
              _ATTEND, in_table=True, says=_DOT_T),
     _Mistake("attention", "no_scale",
-             "forgetting the 1/√d_k scale", "忘记按 1/√d_k 缩放",
-             "divide the scores by √d_k",
-             "把分数除以 √d_k",
+             N_("forgetting the 1/√d_k scale"),
+             N_("divide the scores by √d_k"),
              _ATTEND, in_table=True, wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0)]),
     _Mistake("attention", "scale_by_d_k",
-             "dividing by d_k instead of √d_k", "除以了 d_k，而不是 √d_k",
-             "divide by the square root of d_k",
-             "除以 d_k 的平方根",
+             N_("dividing by d_k instead of √d_k"),
+             N_("divide by the square root of d_k"),
              _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v, scale=1.0 / q.shape[-1])]),
     _Mistake("attention", "softmax_wrong_axis",
-             "softmax over the wrong axis", "在错误的维度上做 softmax",
-             "softmax(dim=-1), over the keys: each query's row of weights sums to 1",
-             "用 softmax(dim=-1) 沿键的维度归一化，让每个查询那一行的注意力权重之和为 1",
+             N_("softmax over the wrong axis"),
+             N_("softmax(dim=-1), over the keys: each query's row of weights sums to 1"),
              _ATTEND,
              wrong=lambda q, k, v: [_softmax_over(q, k, v, dim) for dim in (-2, 1, 0)]),
     _Mistake("attention", "weights_averaged",
-             "weights averaged over the heads", "注意力权重对各头取了平均",
-             "keep the head axis: weights (B, H, L, S), one matrix per head, without .mean(1)",
-             "保留头维度，不要 .mean(1)；注意力权重的形状应为 (B, H, L, S)，每个头一个矩阵",
+             N_("weights averaged over the heads"),
+             N_("keep the head axis: weights (B, H, L, S), one matrix per head, without .mean(1)"),
              _ATTEND, in_table=True, wrong=_averaged),
     _Mistake("attention", "swapped_outputs",
-             "output and weights returned in the wrong order", "输出和注意力权重的返回顺序反了",
-             "return the output first, then the weights",
-             "先返回输出，再返回注意力权重",
+             N_("output and weights returned in the wrong order"),
+             N_("return the output first, then the weights"),
              _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v)[::-1]]),
     _Mistake("attention", "weights_not_returned",
-             "the weights not returned", "没有返回注意力权重",
-             "return both, the output and the weights",
-             "输出和注意力权重两个都要返回",
+             N_("the weights not returned"),
+             N_("return both, the output and the weights"),
              _ATTEND, wrong=lambda q, k, v: [_attend(q, k, v)[0]]),
 )  # fmt: skip
 # a function right on the first input and of the wrong shape on another writes out its sizes
 _WRITTEN_OUT = {m.step: m for m in _MISTAKES if m.id == "view_wrong_size"}
-_RAISES = _Mistake("any", "raises", "your function raised an exception", "你的函数抛出了异常",
-                   "call it on tensors of these shapes and read the traceback; compare each "
-                   "line with {ref}",
-                   "用这些形状的张量调用它，阅读报错的回溯信息，再与 {ref} 逐行对照")  # fmt: skip
+_RAISES = _Mistake("any", "raises", N_("your function raised an exception"),
+                   N_("call it on tensors of these shapes and read the traceback; compare each "
+                      "line with {ref}"))  # fmt: skip
 _NO_RETURN = _Mistake("any", "no_return",
-                      "no return: the function computes its result but returns None",
-                      "没有 return，函数算出了结果，却返回了 None",
-                      "end the function with return and the result; a Python function that "
-                      "ends without return returns None",
-                      "在函数末尾用 return 返回结果；Python 函数执行到末尾还没有遇到 return，"
-                      "就返回 None",
+                      N_("no return: the function computes its result but returns None"),
+                      N_("end the function with return and the result; a Python function that "
+                         "ends without return returns None"),
                       code=())  # the step's code  # fmt: skip
-_DIFFERS = _Mistake("any", "differs", "differs from the reference", "与参考实现不同",
-                    "run {ref} beside your function on the same input and compare the shape "
-                    "and values after each line",
-                    "对同一输入分别运行 {ref} 和你的函数，比较每一行代码之后的形状和数值")  # fmt: skip
+_DIFFERS = _Mistake("any", "differs", N_("differs from the reference"),
+                    N_("run {ref} beside your function on the same input and compare the shape "
+                       "and values after each line"))  # fmt: skip
 
+# The report's sentences and words, worded by _() when a check fails. A part before a noun
+# ("output: ", Chinese adds a possessive) and the separator of a position's axes are
+# pgettext's: their English alone does not tell them apart.
 _TEXT = {
-    "en": {
-        "ok": "✓ {name} matches {ref} on the shapes and seeds tried ({probe}; seeds {seeds}).",
-        "bad": "✗ {name} does not match {ref} ({probe}; seed {seed}).",
-        "mistake": "Mistake: {title}{row}.",
-        "row": " (a row of the table in the how-to guide 'Common errors and how to fix them')",
-        "what": "What happened: {what}",
-        "fix": "Fix: {hint}.",
-        "fix_code": "Fix: {hint}. In your function, replace the wrong line with:",
-        "hint": "Hint: {hint}.",
-        "type": "{part}expected {want}, got {got}",
-        "dtype": "{part}expected dtype {want}, got {got}",
-        "shape": "{part}expected shape {want}, got {got}",
-        "value": "{part}first differs at {where}: expected {want:.6g}, got {got:.6g}",
-        "tensor": "a Tensor of shape {shape}",
-        "sequence": "a {type} of {n}",
-        "output": "output: ",
-        "weights": "weights: ",
-        "of": "{}",  # a part before a noun; Chinese adds 的
-        # a position in words: one phrase per axis, joined by "sep"
-        "sep": ", ",
-        "batch": "batch {}",
-        "head": "head {}",
-        "token": "token {}",
-        "feature": "feature {}",
-        "query": "query token {}",
-        "key": "key token {}",
-    },
-    "zh_CN": {
-        "ok": "✓ {name} 在所试的形状和随机种子上与 {ref} 一致（{probe}；种子 {seeds}）。",
-        "bad": "✗ {name} 与 {ref} 不一致（{probe}；种子 {seed}）。",
-        "mistake": "错误：{title}{row}。",
-        "row": "（见操作指南“常见错误及其修复方法”表格中的一行）",
-        "what": "实际情况：{what}",
-        "fix": "修复：{hint}。",
-        "fix_code": "修复：{hint}。在你的函数里，把出错的那一行换成下面的代码。",
-        "hint": "提示：{hint}。",
-        "type": "{part}应为 {want}，实际为 {got}",
-        "dtype": "{part_of}数据类型应为 {want}，实际为 {got}",
-        "shape": "{part_of}形状应为 {want}，实际为 {got}",
-        "value": "第一处不同位于{part_of}{where}，应为 {want:.6g}，实际为 {got:.6g}",
-        "tensor": "形状为 {shape} 的 Tensor",
-        "sequence": "含 {n} 个元素的 {type}",
-        "output": "输出",
-        "weights": "注意力权重",
-        "of": "{}的",  # a part before a noun: 输出的形状
-        "sep": "、",
-        "batch": "第 {} 个批量样本",
-        "head": "第 {} 个头",
-        "token": "第 {} 个词元",
-        "feature": "第 {} 个特征",
-        "query": "第 {} 个查询词元",
-        "key": "第 {} 个键词元",
-    },
+    "ok": N_("✓ {name} matches {ref} on the shapes and seeds tried ({probe}; seeds {seeds})."),
+    "bad": N_("✗ {name} does not match {ref} ({probe}; seed {seed})."),
+    "mistake": N_("Mistake: {title}{row}."),
+    "row": N_(" (a row of the table in the how-to guide 'Common errors and how to fix them')"),
+    "what": N_("What happened: {what}"),
+    "fix": N_("Fix: {hint}."),
+    "fix_code": N_("Fix: {hint}. In your function, replace the wrong line with:"),
+    "hint": N_("Hint: {hint}."),
+    "type": N_("{part}expected {want}, got {got}"),
+    "dtype": N_("{part}expected dtype {want}, got {got}"),
+    "shape": N_("{part}expected shape {want}, got {got}"),
+    "value": N_("{part}first differs at {where}: expected {want:.6g}, got {got:.6g}"),
+    "tensor": N_("a Tensor of shape {shape}"),
+    "sequence": N_("a {type} of {n}"),
+    "output": N_("output: "),
+    "weights": N_("weights: "),
+    # a position in words: one phrase per axis
+    "batch": N_("batch {}"),
+    "head": N_("head {}"),
+    "token": N_("token {}"),
+    "feature": N_("feature {}"),
+    "query": N_("query token {}"),
+    "key": N_("key token {}"),
 }
 
 
@@ -351,13 +303,13 @@ _TEXT = {
 # ---------------------------------------------------------------------------
 
 
-def _kind(obj: object, text: dict[str, str]) -> str:
+def _kind(obj: object) -> str:
     if obj is None:
         return "None"
     if isinstance(obj, Tensor):
-        return text["tensor"].format(shape=tuple(obj.shape))
+        return _(_TEXT["tensor"]).format(shape=tuple(obj.shape))
     if isinstance(obj, tuple | list):
-        return text["sequence"].format(type=type(obj).__name__, n=len(obj))
+        return _(_TEXT["sequence"]).format(type=type(obj).__name__, n=len(obj))
     return type(obj).__name__
 
 
@@ -397,20 +349,21 @@ def _compare(got: object, want: object) -> _Diff | None:
     return None
 
 
-def _describe(diff: _Diff, lang: str, axes: tuple) -> str:
-    """The difference in words; ``axes`` names the axes of the output, as ``_HEADS`` does, or
-    of each of (output, weights)."""
-    text = _TEXT[lang]
+def _describe(diff: _Diff, axes: tuple) -> str:
+    """The difference in words, in the current language; ``axes`` names the axes of the
+    output, as ``_HEADS`` does, or of each of (output, weights)."""
     part = ""
     if diff.part is not None:
-        part, axes = text[("output", "weights")[diff.part]], axes[diff.part]
-    got = _kind(diff.got, text) if diff.key == "type" else diff.got
+        part, axes = _(_TEXT[("output", "weights")[diff.part]]), axes[diff.part]
+    got = _kind(diff.got) if diff.key == "type" else diff.got
     where = ""
     if diff.key == "value":  # "batch 0, head 0, token 1, feature 0"
-        words = (text[axis].format(i) for axis, i in zip(axes, diff.index, strict=True))
-        where = text["sep"].join(words)
-    part_of = text["of"].format(part) if part else part  # "output: ", 输出的
-    return text[diff.key].format(part=part, part_of=part_of, want=diff.want, got=got, where=where)
+        words = (_(_TEXT[axis]).format(i) for axis, i in zip(axes, diff.index, strict=True))
+        where = pgettext("between the axes of a position", ", ").join(words)
+    # "output: " as it is in English; Chinese makes it a possessive before the noun
+    part_of = pgettext("a part before a noun", "{}").format(part) if part else part
+    message = _(_TEXT[diff.key])
+    return message.format(part=part, part_of=part_of, want=diff.want, got=got, where=where)
 
 
 def _shape(result: object) -> object:
@@ -498,11 +451,14 @@ def _shapes(sizes: list[tuple[int, int, int]], shape: Callable[..., tuple]) -> s
 
 
 def _check(step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, probe, axes) -> Report:
-    lang = resolve_language(lang)
+    with language(lang):
+        return _check_in_language(step, fn, fix, make_inputs, reference, ref, probe, axes)
+
+
+def _check_in_language(step: str, fn, fix: bool, make_inputs, reference, ref, probe, axes):
     if not callable(fn):
-        with language(lang):
-            raise TypeError(say("callable", type=type(fn).__name__))
-    text, zh = _TEXT[lang], lang == "zh_CN"
+        message = _("expected fn to be a callable (your function), got {type}")
+        raise TypeError(message.format(type=type(fn).__name__))
     name = getattr(fn, "__name__", type(fn).__name__)
     for seed in SEEDS:
         inputs = make_inputs(torch.Generator().manual_seed(seed), *PROBES[seed])
@@ -510,7 +466,7 @@ def _check(step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, pro
         got, error, warned = _call(fn, inputs)
         try:
             diff = None if error is not None else _compare(got, want)
-            what = None if diff is None else _describe(diff, lang, axes)
+            what = None if diff is None else _describe(diff, axes)
         except Exception as err:  # noqa: BLE001 - an odd result that cannot be compared
             what = f"{type(err).__name__}: {err}"
         if error is None and what is None:
@@ -522,22 +478,22 @@ def _check(step: str, fn, lang, fix: bool, make_inputs, reference, ref: str, pro
         if said is not None:  # the first sentence of what fn raised or warned
             what = re.split(r"(?<=\.) ", said.strip().splitlines()[0])[0]
         names = _names(fn, step)
-        hint = (mistake.hint_zh if zh else mistake.hint_en).format(ref=ref, **names)
+        hint = _(mistake.hint).format(ref=ref, **names)
         code = _fix_code(step, mistake, fn, names) if fix else None
+        advice = "hint" if not fix else "fix" if code is None else "fix_code"
         lines = [
-            text["bad"].format(name=name, ref=ref, probe=probe([PROBES[seed]]), seed=seed),
-            text["mistake"].format(
-                title=mistake.title_zh if zh else mistake.title_en,
-                row=text["row"] if mistake.in_table else "",
+            _(_TEXT["bad"]).format(name=name, ref=ref, probe=probe([PROBES[seed]]), seed=seed),
+            _(_TEXT["mistake"]).format(
+                title=_(mistake.title), row=_(_TEXT["row"]) if mistake.in_table else ""
             ),
-            text["what"].format(what=what),
-            text["hint" if not fix else "fix" if code is None else "fix_code"].format(hint=hint),
+            _(_TEXT["what"]).format(what=what),
+            _(_TEXT[advice]).format(hint=hint),
         ]
         lines += [] if code is None else [f"    {line}" for line in code.splitlines()]
         return Report(False, mistake.id, "\n".join(lines), code)
     seeds = ", ".join(map(str, SEEDS))
     probes = probe(list(PROBES.values()))
-    return Report(True, None, text["ok"].format(name=name, ref=ref, probe=probes, seeds=seeds))
+    return Report(True, None, _(_TEXT["ok"]).format(name=name, ref=ref, probe=probes, seeds=seeds))
 
 
 # ---------------------------------------------------------------------------
@@ -555,7 +511,8 @@ def split_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> R
     fn : callable
         Your function; it is called as ``fn(x, num_heads)`` on float32 CPU tensors.
     lang : {"en", "zh_CN"}, optional
-        Language of the report; defaults to ``MHA_LANG`` if set, else English.
+        Language of the report; defaults to :func:`mha.set_language`'s, else ``MHA_LANG``'s,
+        else the locale's, else English.
     fix : bool, default=True
         Whether the report prints the code of the fix (in your function's names); with
         ``False`` it names the mistake and gives a hint in words, for an exercise whose answer
@@ -605,7 +562,8 @@ def merge_heads(fn: Callable, *, lang: str | None = None, fix: bool = True) -> R
     fn : callable
         Your function; it is called as ``fn(x)`` on a float32 CPU tensor.
     lang : {"en", "zh_CN"}, optional
-        Language of the report; defaults to ``MHA_LANG`` if set, else English.
+        Language of the report; defaults to :func:`mha.set_language`'s, else ``MHA_LANG``'s,
+        else the locale's, else English.
     fix : bool, default=True
         Whether the report prints the code of the fix (in your function's names); with
         ``False`` it names the mistake and gives a hint in words, for an exercise whose answer
@@ -662,7 +620,8 @@ def attention(fn: Callable, *, lang: str | None = None, fix: bool = True) -> Rep
         ``(B, H, L, D)`` and ``k``, ``v`` of shape ``(B, H, S, D)``, and should return the
         output ``(B, H, L, D)`` and the weights ``(B, H, L, S)``.
     lang : {"en", "zh_CN"}, optional
-        Language of the report; defaults to ``MHA_LANG`` if set, else English.
+        Language of the report; defaults to :func:`mha.set_language`'s, else ``MHA_LANG``'s,
+        else the locale's, else English.
     fix : bool, default=True
         Whether the report prints the code of the fix (in your function's names); with
         ``False`` it names the mistake and gives a hint in words, for an exercise whose answer

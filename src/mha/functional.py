@@ -40,13 +40,13 @@ import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
 from torch import Tensor
 
+from mha._i18n import N_, _, pgettext
 from mha._validation import (
     check_dim,
     check_mask_dtype,
     check_tensor,
     head_counts,
     positive_int,
-    say,
 )
 from mha.errors import (
     TypeAttributeError,
@@ -106,8 +106,12 @@ def check_heads(embed_dim: int, num_heads: int) -> int:
     num_heads = positive_int(num_heads, "num_heads")
     if embed_dim % num_heads != 0:
         ratio, counts = embed_dim / num_heads, head_counts(embed_dim)
+        message = _(
+            "embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
+            "num_heads={num_heads} ({embed_dim} / {num_heads} = {ratio:.4g}); {counts}"
+        )
         raise ValueAssertionError(
-            say("heads", embed_dim=embed_dim, num_heads=num_heads, ratio=ratio, counts=counts)
+            message.format(embed_dim=embed_dim, num_heads=num_heads, ratio=ratio, counts=counts)
         )
     return embed_dim // num_heads
 
@@ -225,7 +229,7 @@ def additive_mask(mask: Tensor | None, dtype: torch.dtype, *, name: str = "mask"
     if mask is None:
         return None
     check_tensor(mask, name)
-    check_mask_dtype(mask, name, "blocked")
+    check_mask_dtype(mask, name, N_("blocked"))
     return _additive_mask(mask, dtype)
 
 
@@ -440,8 +444,13 @@ def split_heads(x: Tensor, num_heads: int) -> Tensor:
     E = x.shape[-1]
     if E % num_heads != 0:  # the lesson's x.view(B, L, H, D) raises RuntimeError here
         shape, counts = tuple(x.shape), head_counts(E)
+        message = _(
+            "split_heads expected the last dimension of x to be divisible by "
+            "num_heads={num_heads}, got x of shape {shape} (last dimension {last}); project to "
+            "a width that {num_heads} divides, or use one of the {counts}"
+        )
         raise ValueRuntimeError(
-            say("split", num_heads=num_heads, shape=shape, last=E, counts=counts)
+            message.format(num_heads=num_heads, shape=shape, last=E, counts=counts)
         )
     return _split_heads(x, num_heads)
 
@@ -612,7 +621,7 @@ def scaled_dot_product_attention(
     compute = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     if attn_mask is not None:
         check_tensor(attn_mask, "attn_mask")
-        check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
+        check_mask_dtype(attn_mask, "attn_mask", N_("may attend"), TypeRuntimeError)
         attn_mask = _additive_mask(
             ~attn_mask if attn_mask.dtype == torch.bool else attn_mask, compute
         )
@@ -700,21 +709,33 @@ def check_mha_inputs(
         check_tensor(t, name, TypeAttributeError)
         check_dim(t, name, dims, layout, ValueAssertionError, "(L, E)" if module else None)
     if not query.dim() == key.dim() == value.dim():
-        raise ValueAssertionError(say("same_dims", q=query.dim(), k=key.dim(), v=value.dim()))
+        message = _(
+            "expected query, key and value to have the same number of dimensions, got {q}-D, "
+            "{k}-D and {v}-D"
+        )
+        raise ValueAssertionError(message.format(q=query.dim(), k=key.dim(), v=value.dim()))
     for name, t, (width, arg) in zip(
         ("query", "key", "value"), (query, key, value), widths, strict=True
     ):
         if t.shape[-1] != width:
+            message = _(
+                "expected {name}'s last dimension to be {arg}={width}, got {name} of shape {shape}"
+            )
             raise ValueAssertionError(
-                say("width", name=name, arg=arg, width=width, shape=tuple(t.shape))
+                message.format(name=name, arg=arg, width=width, shape=tuple(t.shape))
             )
     batched = query.dim() == 3
     batch_axis = (0 if batch_first else 1) if batched else None
     other_axis = None if batch_axis is None else 1 - batch_axis
 
     def hint() -> str:  # worded only for an error
-        return say(
-            "batch_first", now=batch_first, axis=batch_axis, layout=layout, other=not batch_first
+        message = _(
+            "; with batch_first={now} the batch is dimension {axis} of {layout}, but the inputs "
+            "fit batch_first={other}: construct the module with batch_first={other} or "
+            "transpose the inputs"
+        )
+        return message.format(
+            now=batch_first, axis=batch_axis, layout=layout, other=not batch_first
         )
 
     if batched and not query.shape[batch_axis] == key.shape[batch_axis] == value.shape[batch_axis]:
@@ -729,16 +750,20 @@ def check_mha_inputs(
             else ValueRuntimeError
         )
         shapes = {"q": tuple(query.shape), "k": tuple(key.shape), "v": tuple(value.shape)}
+        message = _(
+            "expected query, key and value to share the batch size (dimension {axis} of "
+            "{layout}), got query {q}, key {k}, value {v}"
+        )
         raise error(
-            say("batch", axis=batch_axis, layout=layout, **shapes)
+            message.format(axis=batch_axis, layout=layout, **shapes)
             + (hint() if fits_other and module else "")
         )
     _check_same_length(key, value, 0 if batch_axis is None else other_axis)
     expected = _mask_shapes(query, key, num_heads, batch_axis)
     alternative = _mask_shapes(query, key, num_heads, other_axis) if batched else None
     for name, mask, true_means, error in (
-        ("key_padding_mask", key_padding_mask, "ignore this key", ValueAssertionError),
-        ("attn_mask", attn_mask, "blocked", ValueRuntimeError),
+        ("key_padding_mask", key_padding_mask, N_("ignore this key"), ValueAssertionError),
+        ("attn_mask", attn_mask, N_("blocked"), ValueRuntimeError),
     ):
         if mask is None:
             continue
@@ -750,14 +775,21 @@ def check_mha_inputs(
                 and alternative is not None
                 and (tuple(mask.shape) in alternative[name].values())
             )
-            options = say("or_shape").join(f"{k} = {v}" for k, v in expected[name].items())
+            either = pgettext("between shapes", " or ")
+            options = either.join(f"{k} = {v}" for k, v in expected[name].items())
             q, k = tuple(query.shape), tuple(key.shape)
+            message = _("expected {name} of shape {options} for query {q} and key {k}, got {got}")
             raise error(
-                say("mask_shape", name=name, options=options, q=q, k=k, got=tuple(mask.shape))
+                message.format(name=name, options=options, q=q, k=k, got=tuple(mask.shape))
                 + (hint() if fits_other else "")
             )
     if is_causal and attn_mask is None:
-        raise ValueRuntimeError(say("causal_needs_mask"))
+        raise ValueRuntimeError(
+            _(
+                "is_causal=True is a hint that attn_mask is causal and needs attn_mask, got "
+                "attn_mask=None; pass attn_mask=mha.causal_mask(L, S) as well"
+            )
+        )
     return batched
 
 
@@ -945,7 +977,7 @@ def multi_head_attention_unchecked(
     ``_merge_heads``, ``_project``."""
     q_weight, k_weight, v_weight, out_weight = weights
     q_bias, k_bias, v_bias, out_bias = biases
-    B, L, _ = query.shape
+    B, L, _E = query.shape
     H = num_heads
 
     # 2) project

@@ -32,6 +32,7 @@ import math
 import torch
 from torch import Tensor
 
+from mha._i18n import N_
 from mha._validation import check_bool, check_dim, check_mask_dtype, check_tensor, positive_int
 from mha.errors import TypeRuntimeError, ValueRuntimeError
 
@@ -180,7 +181,7 @@ def tiled_attention(
         if is_causal:
             raise ValueRuntimeError("expected either attn_mask or is_causal=True, got both")
         check_tensor(attn_mask, "attn_mask", TypeRuntimeError)
-        check_mask_dtype(attn_mask, "attn_mask", "may attend", TypeRuntimeError)
+        check_mask_dtype(attn_mask, "attn_mask", N_("may attend"), TypeRuntimeError)
         try:
             fits = torch.broadcast_shapes(attn_mask.shape, (B, H, L, S)) == (B, H, L, S)
         except RuntimeError:

@@ -1,4 +1,9 @@
-"""The lesson's shape table, produced by running the real steps on shape-only tensors."""
+"""The lesson's shape table, produced by running the real steps on shape-only tensors.
+
+The table's headers and step names, and the errors, are in the reader's language
+(:mod:`mha._i18n`): ``lang=``, else the command line's ``--lang``, else
+:func:`mha.set_language`, else ``MHA_LANG``, else the locale, else English.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from dataclasses import dataclass
 
 import torch
 
-from mha._validation import check_kv_heads, positive_int, resolve_language, say
+from mha._i18n import N_, _, language, pgettext
+from mha._validation import check_kv_heads, positive_int
 from mha.functional import (
     check_heads,
     merge_heads,
@@ -120,17 +126,24 @@ def trace_shapes(
     )  # H_kv
     # the largest tensors: the weights (E, E), the packed projection (B, L|S, 3E), the scores
     # (B, H, L, S); each, in float32, must have a byte count that an int64 holds
+    longest = max(target_len, source_len)
     sizes = {  # keys: the tensors' names in the message
-        "weight": embed_dim * embed_dim,
-        "projections": batch * max(target_len, source_len) * 3 * embed_dim,
-        "scores": batch * num_heads * target_len * source_len,
+        N_("the weight W^Q (E, E)"): embed_dim * embed_dim,
+        N_("the projections (B, max(L, S), 3 E)"): batch * longest * 3 * embed_dim,
+        N_("the scores (B, H, L, S)"): batch * num_heads * target_len * source_len,
     }
     what, largest = max(sizes.items(), key=lambda item: item[1])
     if largest * _FLOAT32_BYTES > _MAX_BYTES:
+        message = _(
+            "expected sizes whose tensors can exist, got batch={batch}, target_len={target_len}, "
+            "source_len={source_len}, embed_dim={embed_dim}, num_heads={num_heads}: {what} would "
+            "hold {elements:.3e} elements, {bytes:.3e} bytes in float32, more than the 2**63 - 1 "
+            "bytes PyTorch can address; choose smaller sizes"
+        )
         raise ValueError(
-            say("sizes", batch=batch, target_len=target_len, source_len=source_len,
-                embed_dim=embed_dim, num_heads=num_heads, what=say(what), elements=largest,
-                bytes=largest * _FLOAT32_BYTES)
+            message.format(batch=batch, target_len=target_len, source_len=source_len,
+                           embed_dim=embed_dim, num_heads=num_heads, what=_(what),
+                           elements=largest, bytes=largest * _FLOAT32_BYTES)
         )  # fmt: skip
     meta = {"device": "meta"}
     x = torch.empty(batch, target_len, embed_dim, **meta)  # (B, L, E)
@@ -187,8 +200,10 @@ def format_shape_table(steps: list[ShapeStep], *, lang: str | None = None) -> st
     steps : list of ShapeStep
         As returned by :func:`trace_shapes`.
     lang : {"en", "zh_CN"}, optional
-        The language of the headers and the step names; by default the environment variable
-        ``MHA_LANG``, else English. Tensor names, letters and shapes are code, the same in both.
+        The language of the headers and the step names; by default the command line's
+        ``--lang``, else :func:`mha.set_language`'s, else the environment variable
+        ``MHA_LANG``, else the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``),
+        else English. Tensor names, letters and shapes are code, the same in both.
 
     Returns
     -------
@@ -207,13 +222,12 @@ def format_shape_table(steps: list[ShapeStep], *, lang: str | None = None) -> st
     4) attend       scores        (B, H, L, S)  (2, 8, 5, 5)
     ...
     6) project out  output        (B, L, E)     (2, 5, 64)
-    >>> print(mha.format_shape_table(mha.trace_shapes(2, 5, 64, 8), lang="zh_CN"))
-    步骤  ...
-    ...
-    3) 拆分多头  Q_heads ...
-    ...
+
+    ``lang="zh_CN"`` gives the same table with Chinese headers and step names, its columns
+    aligned for a terminal (a Chinese character takes two columns).
     """
-    words = _WORDS[resolve_language(lang)]
+    with language(lang):
+        words = _words()
     header = tuple(words[h] for h in ("step", "tensor", "letters", "shape"))
     cells = [header] + [(_step_name(s.step, words), s.name, s.letters, str(s.shape)) for s in steps]
     widths = [max(_width(row[i]) for row in cells) for i in range(len(header))]
@@ -225,27 +239,26 @@ def format_shape_table(steps: list[ShapeStep], *, lang: str | None = None) -> st
     return "\n".join(line.rstrip() for line in lines)
 
 
-# The shape table's words in each language; the steps keep their numbers ("3) split heads").
-_WORDS = {
-    "en": {"step": "step", "tensor": "tensor", "letters": "letters", "shape": "shape"},
-    "zh_CN": {
-        "step": "步骤",
-        "tensor": "张量",
-        "letters": "维度字母",
-        "shape": "形状",
-        "input": "输入",
-        "project": "投影",
-        "split heads": "拆分多头",
-        "repeat kv": "重复键/值头",
-        "attend": "计算注意力",
-        "merge heads": "合并多头",
-        "project out": "输出投影",
-    },
-}
+def _words() -> dict[str, str]:
+    """The table's headers and step names in the current language; the steps keep their
+    numbers ("3) split heads")."""
+    return {
+        "step": pgettext("shape table", "step"),
+        "tensor": pgettext("shape table", "tensor"),
+        "letters": pgettext("shape table", "letters"),
+        "shape": pgettext("shape table", "shape"),
+        "input": pgettext("shape table", "input"),
+        "project": pgettext("shape table", "project"),
+        "split heads": pgettext("shape table", "split heads"),
+        "repeat kv": pgettext("shape table", "repeat kv"),
+        "attend": pgettext("shape table", "attend"),
+        "merge heads": pgettext("shape table", "merge heads"),
+        "project out": pgettext("shape table", "project out"),
+    }
 
 
 def _step_name(step: str, words: dict[str, str]) -> str:
-    number, _, name = step.partition(") ")
+    number, _sep, name = step.partition(") ")
     return f"{number}) {words.get(name, name)}"
 
 
