@@ -263,6 +263,9 @@ def translations(session: nox.Session) -> None:
     shutil.rmtree(templates, ignore_errors=True)
     env = {"PYTHONPATH": EXTENSIONS}  # catalogs.py reads the flag of translated_sources.py
     session.run(python, "docs/locale/catalogs.py", str(templates), env=env, external=True)
+    # the package's and the benchmark's own catalogs (src/mha/locale, benchmarks/locale)
+    mode = "update" if "update" in session.posargs else "check"
+    session.run(python, "docs/locale/package_catalog.py", mode, external=True)
     intl = (python, "-m", "sphinx_intl")
     locale = str(LOCALE.relative_to(ROOT))
     update = ("update", "-p", str(templates), "-d", locale, "--line-width", "0", "--no-obsolete")
@@ -285,6 +288,7 @@ def translations(session: nox.Session) -> None:
         session.error(f"new catalogs, for pages that had none: add them to git\n{new}")
     session.run(
         *(python, "-m", "pytest", "tests/test_catalogs.py", "tests/test_glossary.py"),
+        "tests/test_messages.py",  # the package's catalog: complete, compiled, on the glossary
         *(junit(session), *session.posargs),
         external=True,
     )

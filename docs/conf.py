@@ -200,8 +200,9 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "download_all_examples": True,  # zips of every .py and every .ipynb
     "notebook_extensions": {".py"},  # each example also downloads as a notebook
-    # each notebook's first cell installs what it imports, the wheel saved beside it
-    "first_notebook_cell": f"%{mha_install.removeprefix('python -m ')}",
+    # each notebook's first cell installs what it imports, the wheel saved beside it (pip's
+    # log left out)
+    "first_notebook_cell": mha_install.replace("python -m pip install", "%pip install --quiet"),
     # matplotlib's scraper plus each figure's phone layout; an example's head_explorer_data
     "image_scrapers": ("gallery_figures.scraper", "json_directives.scraper"),
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example

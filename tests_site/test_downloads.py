@@ -71,14 +71,12 @@ def _wheel(layout) -> Path:
     return wheel
 
 
-def _install_cell(layout, language: str = "") -> str:
-    """A notebook's first cell: the command the site prints, as IPython's ``%pip``; in an
-    edition other than English, then the package's language (``%env MHA_LANG=zh_CN``)."""
+def _install_cell(layout) -> str:
+    """A notebook's first cell: the command the site prints, as IPython's quiet ``%pip``."""
     html = (layout.main / "tutorial" / "index.html").read_text(encoding="utf-8")
     command, _ = install_line(html)
     assert command.startswith("python -m pip install ") and _wheel(layout).name in command
-    switch = f"\n%env MHA_LANG={language}" if language not in ("", "en") else ""
-    return "%" + command.removeprefix("python -m ") + switch
+    return command.replace("python -m pip install", "%pip install --quiet")
 
 
 def _edition(layout, path: Path) -> str:
@@ -86,21 +84,15 @@ def _edition(layout, path: Path) -> str:
     return next((name for name, f in layout.languages.items() if f in path.parents), "")
 
 
-LANGUAGE_SWITCH = re.compile(r"MHA_LANG=(\w+)")
-
-
 def _script_env(layout, script: Path) -> dict[str, str]:
-    """The environment a reader runs the script in, as its page says: the package's language
-    set where the page asks for it (``MHA_LANG=zh_CN python ...``), else none."""
+    """The environment a reader runs the script in: an English locale and no ``MHA_LANG``, so
+    that a script prints in its page's language only because it says so itself
+    (``mha.set_language``), as downloaded."""
     env = _env()
     language = _edition(layout, script)
     if language not in ("", "en"):
-        (page,) = layout.languages[language].glob(f"auto_examples/*/{script.stem}.html")
-        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))  # <wbr/> in code
-        found = LANGUAGE_SWITCH.search(text)
-        assert found and found[1] == language, f"{page} does not say to set MHA_LANG"
-        env["MHA_LANG"] = found[1]
-    return env
+        assert f'mha.set_language("{language}")' in script.read_text(encoding="utf-8"), script
+    return {**env, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -238,7 +230,7 @@ def test_notebook_runs_standalone(layout, notebook: Path, reader_dir: Path) -> N
     local = shutil.copy(notebook, reader_dir / notebook.name)
     shutil.copy(_wheel(layout), reader_dir)  # saved beside it: the first cell installs it
     nb = nbformat.read(local, as_version=4)
-    assert nb.cells[0].source == _install_cell(layout, _edition(layout, notebook))
+    assert nb.cells[0].source == _install_cell(layout)
     client = nbclient.NotebookClient(
         nb,
         timeout=TIMEOUT_S,
@@ -308,7 +300,7 @@ def test_gallery_notebook_holds_the_script(layout, gallery_notebook: Path) -> No
     assert len(scripts) == 1, f"{gallery_notebook.stem}.py offered {len(scripts)} times"
     expected = _script_cells(scripts[0].read_text(encoding="utf-8"))
     assert expected, f"{scripts[0].name} has no code"
-    assert _notebook_code(gallery_notebook) == [_install_cell(layout, language), *expected]
+    assert _notebook_code(gallery_notebook) == [_install_cell(layout), *expected]
 
 
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)

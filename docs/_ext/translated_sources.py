@@ -157,6 +157,20 @@ FONT_COMMENT = {"zh_CN": "# 图中汉字的字体：Windows、macOS、Linux 各�
 FONT_LIST = "".join(f'    "{font}",\n' for font in CJK_FONTS)
 
 
+# what a translated page, script or notebook sets after ``import mha``: the package's language
+LANGUAGE_COMMENT = {"zh_CN": "# 本包打印的报告和报错信息用中文，与系统语言无关"}
+IMPORT_MHA = re.compile(r"^import mha$", re.MULTILINE)
+
+
+def with_language(source: str, language: str) -> str:
+    """``source`` calling ``mha.set_language`` after its ``import mha``: a download prints in its
+    page's language on any machine, and so does code copied from the page."""
+    if language not in LANGUAGE_COMMENT:
+        return source
+    setting = f'mha.set_language("{language}")  {LANGUAGE_COMMENT[language]}'
+    return IMPORT_MHA.sub(lambda m: f"{m[0]}\n\n{setting}", source, count=1)
+
+
 def with_fonts(source: str, language: str) -> str:
     """``source`` setting ``site_figures.CJK_FONTS`` after the imports around its pyplot's."""
     lines = source.split("\n")
@@ -193,7 +207,8 @@ def translate_gallery(language: str, target: Path) -> None:
         destination.parent.mkdir(parents=True, exist_ok=True)
         if source.suffix == ".py" and source.name.startswith("plot_"):
             domain = f"auto_examples/{relative.with_suffix('').as_posix()}"
-            content = with_fonts(translate_example(content, *messages(language, domain)), language)
+            content = translate_example(content, *messages(language, domain))
+            content = with_language(with_fonts(content, language), language)
         if not destination.is_file() or destination.read_text(encoding="utf-8") != content:
             destination.write_text(content, encoding="utf-8")  # unchanged: not run again
     for stale in list(target.rglob("*")):
@@ -237,7 +252,7 @@ def _code_cells(app, docname: str, source: list[str]) -> None:
     language = app.config.language or "en"
     if language != "en" and str(app.env.doc2path(docname)).endswith(".md"):
         _, code = messages(language, docname)
-        source[0] = translate_markdown(source[0], None, code) if code else source[0]
+        source[0] = with_language(translate_markdown(source[0], None, code), language)
 
 
 def _language_and_gallery(app, config) -> None:
@@ -249,9 +264,7 @@ def _language_and_gallery(app, config) -> None:
     target = LOCALE.parent / "_build" / "gallery" / language  # beside any output, never in it
     translate_gallery(language, target)
     examples = os.path.relpath(target, app.srcdir)
-    gallery = config.sphinx_gallery_conf = {**config.sphinx_gallery_conf, "examples_dirs": examples}
-    # a notebook's first cell also sets the package's language, as the page says for a script
-    gallery["first_notebook_cell"] += f"\n%env MHA_LANG={language}"
+    config.sphinx_gallery_conf = {**config.sphinx_gallery_conf, "examples_dirs": examples}
 
 
 def _tutorial_notebooks(app, exception) -> None:
@@ -265,6 +278,7 @@ def _tutorial_notebooks(app, exception) -> None:
             page = Path(app.srcdir) / "tutorial" / Path(found).with_suffix(".md").name
             text, code = messages(language, f"tutorial/{page.stem}")
             translated = translate_markdown(page.read_text(encoding="utf-8"), text, code)
+            translated = with_language(translated, language)
             (downloads / dest).write_text(page_notebook(app.config, translated), encoding="utf-8")
 
 
