@@ -78,9 +78,9 @@ n_keys = 8  # mha.measure_scale's default, with 4,000 rows per width
 rows = mha.measure_scale(dims, device=device)  # the site's one measurement of the scale
 
 
-def column(name, key):
-    """One statistic of ``rows`` across the widths: ``column("unscaled", "largest")``."""
-    return [getattr(getattr(m, name), key) for m in rows]
+def column(of, stat):
+    """One statistic of ``rows`` across the widths: ``column(of="unscaled", stat="largest")``."""
+    return [getattr(getattr(m, of), stat) for m in rows]
 
 
 print(" d_k | max weight scaled / unscaled | entropy scaled / unscaled")
@@ -90,22 +90,22 @@ for m in rows:
         f"{m.d_k:4d} | {s.largest:.3f} / {u.largest:.4f}"
         f"               | {s.entropy:.3f} / {u.entropy:.4f}"
     )
-saturation = next(d for d, p in zip(dims, column("unscaled", "largest"), strict=True) if p > 0.9)
+saturation = next(d for d, p in zip(dims, column(of="unscaled", stat="largest"), strict=True) if p > 0.9)
 print(f"unscaled: the median largest weight passes 0.9 at d_k = {saturation}")
 assert saturation in (32, 64)  # 64 here; the median at d_k = 32 is just below 0.9
 
 # The lesson's d_k = 8: sharper without the scale (0.63 against 0.32), but far from one-hot.
 at_8 = dims.index(8)
-assert 0.55 < column("unscaled", "largest")[at_8] < 0.75
-assert 0.25 < column("scaled", "largest")[at_8] < 0.4
+assert 0.55 < column(of="unscaled", stat="largest")[at_8] < 0.75
+assert 0.25 < column(of="scaled", stat="largest")[at_8] < 0.4
 
 # Unscaled: the typical row is one-hot at d_k = 512.
-assert column("unscaled", "largest")[-1] > 0.99
-assert column("unscaled", "entropy")[-1] < 0.05
+assert column(of="unscaled", stat="largest")[-1] > 0.99
+assert column(of="unscaled", stat="entropy")[-1] < 0.05
 # Scaled: the largest weight stays between 0.2 and 0.4 (about 2-3 keys share the weight),
 # and the entropy moves by less than 0.25 nats (0.17 measured), at every d_k.
-scaled_max = column("scaled", "largest")
-scaled_entropy = column("scaled", "entropy")
+scaled_max = column(of="scaled", stat="largest")
+scaled_entropy = column(of="scaled", stat="entropy")
 assert all(0.2 < p < 0.4 for p in scaled_max), scaled_max
 assert max(scaled_entropy) - min(scaled_entropy) < 0.25, scaled_entropy
 
@@ -123,10 +123,10 @@ assert max(scaled_entropy) - min(scaled_entropy) < 0.25, scaled_entropy
 # (0.17 to 0.31). The gradient that reaches a key shrinks from the start: 1.68 times smaller
 # at :math:`d_k = 8`, 477 times at 64.
 
-grad_scaled = column("scaled", "grad_q")
-grad_unscaled = column("unscaled", "grad_q")
+grad_scaled = column(of="scaled", stat="grad_q")
+grad_unscaled = column(of="unscaled", stat="grad_q")
 for d_k, gs, gu, gk in zip(
-    dims, grad_scaled, grad_unscaled, column("unscaled", "grad_k"), strict=True
+    dims, grad_scaled, grad_unscaled, column(of="unscaled", stat="grad_k"), strict=True
 ):
     print(
         f"d_k={d_k:4d}  |grad q| scaled {gs:.3e}  unscaled {gu:.3e}  (|grad k| unscaled {gk:.3e})"
@@ -138,7 +138,7 @@ print(f"unscaled: peak / value at d_k=512 = {peak / grad_unscaled[-1]:.0f}")
 print(f"scaled: max / min over d_k = {max(grad_scaled) / min(grad_scaled):.2f}")
 assert peak / grad_unscaled[-1] > 100
 assert grad_scaled[-1] / grad_unscaled[-1] > 100
-assert column("unscaled", "grad_k")[-1] < column("scaled", "grad_k")[-1] / 100
+assert column(of="unscaled", stat="grad_k")[-1] < column(of="scaled", stat="grad_k")[-1] / 100
 assert max(grad_scaled) / min(grad_scaled) < 2
 assert 0.15 < min(grad_scaled) and max(grad_scaled) < 0.35
 
@@ -172,7 +172,7 @@ ax.loglog(dims, dims, "k--", label=r"$d_k$ (theory)")
 ax.loglog(dims, variance_scaled, "s-", label=r"$q \cdot k / \sqrt{d_k}$")
 ax.set(ylabel="variance", title="Variance of the scores")
 ax = axes[1]
-ax.semilogx(dims, column("unscaled", "largest"), "o-", label="unscaled")
+ax.semilogx(dims, column(of="unscaled", stat="largest"), "o-", label="unscaled")
 ax.semilogx(dims, scaled_max, "s-", label=r"scaled by $1/\sqrt{d_k}$")
 ax.axhline(1 / n_keys, color="gray", ls=":", label=f"uniform (1/{n_keys})")
 ax.set(ylabel="median largest weight", title="Softmax saturation", ylim=(0, 1.05))

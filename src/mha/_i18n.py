@@ -1,4 +1,4 @@
-"""The language of the messages a learner reads, and their words in it (stdlib :mod:`gettext`).
+"""The language of the messages a learner reads, and their words in it (stdlib ``gettext``).
 
 The English of every learner-facing message is in the code, wrapped where it is worded:
 ``_("expected {name} to be a torch.Tensor, got {type}").format(...)``, translated first and
@@ -79,7 +79,7 @@ def set_language(lang: str | None) -> None:
     lang : {"en", "zh_CN"} or None
         The language of every message from now on: errors, :mod:`mha.check`'s reports, the
         shape table. ``None`` goes back to the environment: the variable ``MHA_LANG``, else
-        the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as :mod:`gettext`
+        the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as ``gettext``
         reads them), else English.
 
     Raises
