@@ -90,7 +90,9 @@ for m in rows:
         f"{m.d_k:4d} | {s.largest:.3f} / {u.largest:.4f}"
         f"               | {s.entropy:.3f} / {u.entropy:.4f}"
     )
-saturation = next(d for d, p in zip(dims, column(of="unscaled", stat="largest"), strict=True) if p > 0.9)
+saturation = next(
+    d for d, p in zip(dims, column(of="unscaled", stat="largest"), strict=True) if p > 0.9
+)
 print(f"unscaled: the median largest weight passes 0.9 at d_k = {saturation}")
 assert saturation in (32, 64)  # 64 here; the median at d_k = 32 is just below 0.9
 
