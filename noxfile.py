@@ -120,20 +120,28 @@ def installing_only(session: nox.Session) -> bool:
 
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
-    """Run the test suite and every docstring example (pytest, warnings are errors).
+    """Run the package's tests and every docstring example (pytest, warnings are errors).
 
-    One pytest worker per core (pytest-xdist), each torch on one thread. The docs extra is
-    installed too: the tests of the site's own extensions (docs/_ext) build small pages.
+    Needs only the package and its test extra. One pytest worker per core (pytest-xdist), each
+    torch on one thread.
     """
-    python = shared_env(session, "docs,test")
-    # The catalog and glossary checks read the built site's gallery: nox -s translations runs them.
-    ignore = ("--ignore=tests/test_catalogs.py", "--ignore=tests/test_glossary.py")
+    python = shared_env(session, "test")
     workers = ("--numprocesses", str(cores()))
     session.run(
-        *(python, "-m", "pytest", *ignore, *workers, junit(session), *session.posargs),
+        *(python, "-m", "pytest", *workers, junit(session), *session.posargs),
         env=one_thread_per_core(cores()),
         external=True,
     )
+
+
+# The build's tests (docs/_ext and the catalogs), apart from the package's: they need the docs
+# extra. tests/conftest.py keeps the catalogs' tests out of the package's run.
+BUILD_TESTS = "tests_build/pytest.ini"
+CATALOG_TESTS = (
+    "tests/test_catalogs.py",
+    "tests/test_glossary.py",
+    "tests/test_translated_sources.py",
+)
 
 
 # The site's languages: English is the source, the others are translated from gettext catalogs
@@ -237,13 +245,16 @@ def docs(session: nox.Session) -> None:
     one thread in each process. An example or
     notebook re-runs when its file or the package's sources change (the build compares a hash
     of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
-    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
+    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build. Then the
+    tests of the build's own code run (tests_build: small projects built by Sphinx's harness).
     """
-    python = shared_env(session, "docs")
+    python = shared_env(session, "docs,test")
     # each edition's Sphinx on its share of the cores, each notebook's torch on one thread
     jobs = max(1, cores() // len(LANGUAGES))
     env = one_thread_per_core(jobs * len(LANGUAGES))
     build_site(session, python, ["-j", str(jobs), *session.posargs], env=env)
+    # the tests of the build's own code: small projects built with Sphinx's test harness
+    session.run(*(python, "-m", "pytest", "-c", BUILD_TESTS, "tests_build"), external=True)
 
 
 @nox.session(venv_backend="none")
@@ -284,7 +295,7 @@ def translations(session: nox.Session) -> None:
     if new.strip():
         session.error(f"new catalogs, for pages that had none: add them to git\n{new}")
     session.run(
-        *(python, "-m", "pytest", "tests/test_catalogs.py", "tests/test_glossary.py"),
+        *(python, "-m", "pytest", "-c", BUILD_TESTS, *CATALOG_TESTS),
         *(junit(session), *session.posargs),
         external=True,
     )
@@ -455,8 +466,7 @@ def minimum(session: nox.Session) -> None:
     """
     session.install("--resolution", "lowest-direct", "-e", ".[test]")
     session.run(
-        *("pytest", "--ignore=tests/test_catalogs.py", "--ignore=tests/test_glossary.py"),
-        *(junit(session, "minimum"), *session.posargs),
+        *("pytest", junit(session, "minimum"), *session.posargs),
         env=one_thread_per_core(1),
     )
 

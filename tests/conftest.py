@@ -1,5 +1,4 @@
-"""Shared fixtures: the devices to test on, figures closed after a test, and the hypothesis
-profile."""
+"""Shared fixtures: the devices to test on, and the hypothesis profile."""
 
 from __future__ import annotations
 
@@ -10,6 +9,10 @@ import torch
 from hypothesis import HealthCheck, settings
 
 import mha
+
+# Tests of the site's catalogs and translated sources: they need the docs extra and the built
+# site's gallery, so nox -s translations runs them (with tests_build's settings).
+collect_ignore = ["test_catalogs.py", "test_glossary.py", "test_translated_sources.py"]
 
 # Parity examples per run: at least 500, the same ones on every machine (derandomize), so a CI
 # failure reproduces locally. MHA_HYPOTHESIS_EXAMPLES raises the count for a longer search.
@@ -28,12 +31,3 @@ settings.load_profile("mha")
 def device(request) -> torch.device:
     """Every available device: the CPU, and the first GPU when there is one."""
     return request.param
-
-
-@pytest.fixture
-def close_figures():
-    """Close every matplotlib figure a test opened (tests that draw use it)."""
-    yield
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
