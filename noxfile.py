@@ -1,5 +1,5 @@
 """Every job of the project: ``nox -l`` lists them, ``nox -s NAME`` runs one, ``nox`` runs lint
-and the tests, ``nox -s ci`` all of CI."""
+and the tests; ``.ci/run`` runs CI's sessions one after the other."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 import nox
@@ -33,23 +31,6 @@ DOCS_GENERATED = [
 # The CPU wheel of torch; a range would pull a multi-GB CUDA build.
 TORCH_CPU = "torch==2.13.0"
 
-# What CI runs: `.ci/run` calls `nox -s ci`, which runs these stages one after the other. In a
-# stage, the lanes run side by side, each lane's nox commands in order: the later lanes install
-# packages or build gettext templates, one process each, while the first lane's own installs
-# leave a core free (the machine has 2; the CPU-bound steps, each on every core, never overlap).
-CI_STAGES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = (
-    (
-        (("-s", "tests"),),  # the README's test command
-        (("-s", "lint"), ("-s", "browser", "--install-only")),  # the browser step's tools
-    ),
-    ((("-s", "docs", "--", "clean"),),),  # every example and notebook executes
-    ((("-s", "browser", "--no-install"),),),  # the venv of stage 1 (reuse_venv)
-    ((("-s", "downloads"),), (("-s", "translations"),)),
-    ((("-s", "summary"),),),  # the test counts of this run, from each step's JUnit XML
-)
-# the steps whose pytest run leaves a JUnit XML report (nox -s summary)
-TESTED_STEPS = ("tests", "translations", "browser", "downloads")
-
 nox.options.sessions = ["lint", "tests"]  # plain `nox`
 nox.options.default_venv_backend = "venv"
 
@@ -59,14 +40,6 @@ nox.options.default_venv_backend = "venv"
 # torch again (the downloads check took 3.5 minutes instead of 1.5): the sessions write it.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 NO_COMPILE = "--no-compile"
-
-# Each pytest run writes its results here as JUnit XML (``nox -s summary`` adds them up).
-REPORTS = ROOT / ".nox" / "reports"
-
-
-def junit(session: nox.Session, name: str = "") -> str:
-    """pytest's ``--junitxml`` argument: .nox/reports/<name or the session's>.xml."""
-    return f"--junitxml={REPORTS / ((name or session.name) + '.xml')}"
 
 
 def cores() -> int:
@@ -128,7 +101,7 @@ def tests(session: nox.Session) -> None:
     python = shared_env(session, "test")
     workers = ("--numprocesses", str(cores()))
     session.run(
-        *(python, "-m", "pytest", *workers, junit(session), *session.posargs),
+        *(python, "-m", "pytest", *workers, *session.posargs),
         env=one_thread_per_core(cores()),
         external=True,
     )
@@ -267,7 +240,9 @@ def translations(session: nox.Session) -> None:
     the last ``nox -s docs``); sphinx-intl updates the .po files from them (new entries empty,
     changed ones fuzzy, removed ones dropped) and prints how much is translated. A catalog the
     update changed was stale: ``git diff`` shows it, against git's index (stage your own edits
-    first). ``nox -s translations -- update`` only brings the catalogs up to date.
+    first). Then the catalogs' own tests run (tests/test_catalogs.py, test_glossary.py,
+    test_translated_sources.py). ``nox -s translations -- update`` only brings the catalogs up
+    to date.
     """
     python = shared_env(session, "docs,test")
     templates = BUILD / "gettext"
@@ -296,7 +271,7 @@ def translations(session: nox.Session) -> None:
         session.error(f"new catalogs, for pages that had none: add them to git\n{new}")
     session.run(
         *(python, "-m", "pytest", "-c", BUILD_TESTS, *CATALOG_TESTS),
-        *(junit(session), *session.posargs),
+        *session.posargs,
         external=True,
     )
 
@@ -374,7 +349,6 @@ def browser(session: nox.Session) -> None:
         "--ignore=tests_site/test_downloads.py",  # nox -s downloads runs it, with torch
         *(f"--site={site}", f"--screenshots={screenshots}", f"--chromium={chromium()}"),
         *("--numprocesses", str(cores())),
-        junit(session),
         *session.posargs,
     )
 
@@ -433,7 +407,6 @@ def downloads(session: nox.Session) -> None:
         "tests_site/test_downloads.py",
         *(f"--site={site}", f"--basetemp={reader_home / 'runs'}"),
         *("--numprocesses", str(cores())),
-        junit(session),
         *session.posargs,
         env={**pip_env, **one_thread_per_core(cores())},
         external=True,
@@ -466,7 +439,7 @@ def minimum(session: nox.Session) -> None:
     """
     session.install("--resolution", "lowest-direct", "-e", ".[test]")
     session.run(
-        *("pytest", junit(session, "minimum"), *session.posargs),
+        *("pytest", *session.posargs),
         env=one_thread_per_core(1),
     )
 
@@ -502,83 +475,6 @@ def gpu(session: nox.Session) -> None:
     session.run("pytest", *session.posargs, env=env)
     # the same site as `nox -s docs -- clean`, every example and notebook run on the GPU
     build_site(session, "python", ["clean"], env=env)
-
-
-@nox.session(venv_backend="none")
-def ci(session: nox.Session) -> None:
-    """Run every check of CI: the stages of CI_STAGES (lint and the tests, docs from clean,
-    browser, downloads and translations, then the summary of the test counts).
-
-    ``.ci/run`` and the GitHub workflow run this. The first lane of a stage prints as it runs,
-    the others' output follows when they end; then each command's wall time. A failed command
-    does not stop the ones after it, and any failure fails the run.
-    """
-    for old in REPORTS.glob("*.xml"):  # the summary counts this run's tests only
-        old.unlink()
-    nox_command = [sys.executable, "-m", "nox"]
-    times, failed = [], []
-
-    def lane(commands: tuple[tuple[str, ...], ...], log) -> None:
-        for args in commands:
-            start = time.monotonic()
-            code = subprocess.call([*nox_command, *args], stdout=log, stderr=log, cwd=ROOT)
-            times.append((" ".join(args), code, time.monotonic() - start))
-            failed.extend([" ".join(args)] if code else [])
-
-    for stage in CI_STAGES:
-        with contextlib.ExitStack() as logs:
-            others = []
-            for commands in stage[1:]:
-                log = logs.enter_context(tempfile.TemporaryFile("w+"))
-                thread = threading.Thread(target=lane, args=(commands, log))
-                thread.start()
-                others.append((thread, log))
-            lane(stage[0], None)
-            for thread, log in others:
-                thread.join()
-                log.seek(0)
-                print(log.read(), end="", flush=True)
-    print("CI steps, wall time:")
-    for args, code, seconds in times:
-        print(f"  {args:<52} {'failed' if code else 'passed':<7} {seconds:5.0f} s")
-    if failed:
-        session.error(f"failed: {'; '.join(failed)}")
-
-
-@nox.session(venv_backend="none")
-def summary(session: nox.Session) -> None:
-    """Print each test step's counts from its JUnit XML as ``NAME: N passed, N failed`` lines.
-
-    The last line adds them up (``ci: N passed, N failed``). Fails when a step that CI runs
-    left no report (it did not run, or pytest did not start) or when nothing was counted.
-    """
-    from xml.etree import ElementTree
-
-    total = {"passed": 0, "failed": 0, "skipped": 0}
-    missing = []
-    for name in TESTED_STEPS:
-        report = REPORTS / f"{name}.xml"
-        if not report.is_file():
-            missing.append(name)
-            continue
-        counts = dict.fromkeys(total, 0)
-        for suite in ElementTree.parse(report).getroot().iter("testsuite"):
-            tests, skipped = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
-            failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            counts["passed"] += tests - skipped - failed
-            counts["failed"] += failed
-            counts["skipped"] += skipped
-        print(
-            f"{name}: {counts['passed']} passed, {counts['failed']} failed, "
-            f"{counts['skipped']} skipped"
-        )
-        for outcome, number in counts.items():
-            total[outcome] += number
-    print(f"ci: {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
-    if missing:
-        session.error(f"no test report from {', '.join(missing)}: the step did not run its tests")
-    if total["passed"] == 0:
-        session.error("no test passed")
 
 
 if __name__ == "__main__":
