@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -20,14 +20,8 @@ DOCS = ROOT / "docs"
 BUILD = DOCS / "_build"
 # the site's extensions and figure library: on the path of the scripts that use them
 EXTENSIONS = str(DOCS / "_ext")
-# what a docs build writes besides BUILD: removed by ``nox -s docs -- clean``
-DOCS_GENERATED = [
-    BUILD,
-    DOCS / "auto_examples",
-    DOCS / "reference" / "generated",
-    DOCS / "gen_modules",
-    DOCS / ".jupyter_cache",
-]
+# the site's languages and what a build writes, as the build reads them
+FACTS = runpy.run_path(str(DOCS / "_ext" / "site_facts.py"))
 # The CPU wheel of torch; a range would pull a multi-GB CUDA build.
 TORCH_CPU = "torch==2.13.0"
 
@@ -120,15 +114,18 @@ CATALOG_TESTS = (
 # The site's languages: English is the source, the others are translated from gettext catalogs
 # in docs/locale/<language>/LC_MESSAGES. Each builds into docs/_build/html/<language>.
 LOCALE = DOCS / "locale"
-LANGUAGES = ("en", *sorted(p.parent.name for p in LOCALE.glob("*/LC_MESSAGES")))
+LANGUAGES = FACTS["LANGUAGES"]
 
 
 # Each language other than English builds from its own source folder, _build/sources/<language>:
 # links to the files of docs/, and folders of its own for what a build writes (the generated
 # gallery, API pages and notebooks, the notebooks' cache), so that the editions build side by
 # side and each keeps what it generated (unchanged examples and notebooks do not run again).
-WRITTEN = {"auto_examples", "gen_modules", ".jupyter_cache", "_build", "sg_execution_times.rst"}
-WRITTEN_INSIDE = {"reference": {"generated"}, "tutorial": {"notebooks"}}
+WRITTEN = {path for path in FACTS["GENERATED"] if "/" not in path}
+WRITTEN_INSIDE: dict[str, set[str]] = {}  # {"reference": {"generated"}, ...}
+for path in FACTS["GENERATED"]:
+    if "/" in path:
+        WRITTEN_INSIDE.setdefault(path.split("/")[0], set()).add(path.split("/", 1)[1])
 
 
 def language_sources(language: str) -> Path:
@@ -165,8 +162,11 @@ def build_site(
     html = BUILD / "html"
     if "clean" in args:
         args.remove("clean")
-        for path in DOCS_GENERATED:
-            shutil.rmtree(path, ignore_errors=True)
+        for path in (DOCS / name for name in FACTS["GENERATED"]):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
         for compiled in LOCALE.rglob("*.mo"):  # compiled from the .po files by each build
             compiled.unlink()
     if html.is_dir():  # a one-language build left pages at the root: the site root is new
@@ -354,10 +354,10 @@ def browser(session: nox.Session) -> None:
 
 
 DOWNLOADS_ENV = ROOT / ".nox" / "downloads"
+# the install command a page prints, as the site's checks read it (standard library only)
+install_line = runpy.run_path(str(ROOT / "tests_site" / "pagechecks.py"))["install_line"]
 
 
-# the command every download page prints (docs/_ext/package.py's {install} role), read from the site
-INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(.*?)</code>', re.DOTALL)
 # the reader's Jupyter, for the tutorial's notebooks, and the checks' own tools
 READER_TOOLS = ("ipykernel", "nbclient", "nbformat", "pytest", "pytest-xdist")
 
@@ -381,11 +381,11 @@ def downloads(session: nox.Session) -> None:
     """
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()  # checked by the tests
     main = site / "en" if (site / "en").is_dir() else site
-    found = INSTALL_LINE.search((main / "tutorial" / "index.html").read_text(encoding="utf-8"))
+    found = install_line((main / "tutorial" / "index.html").read_text(encoding="utf-8"))
     wheels = sorted((main / "_downloads").rglob("mha-*.whl"))
     if not found or len(wheels) != 1:
         session.error(f"expected the install line and one wheel in {main}: run nox -s docs")
-    command = re.sub(r"<[^>]+>", "", found[1]).split()  # the text, without its markup
+    command = found[0].split()  # the text, without its markup
     if command[:4] != ["python", "-m", "pip", "install"] or wheels[0].name not in command:
         session.error(f"expected python -m pip install {wheels[0].name} ..., got {command}")
     shutil.rmtree(DOWNLOADS_ENV, ignore_errors=True)
