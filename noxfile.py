@@ -227,7 +227,8 @@ def docs(session: nox.Session) -> None:
     env = one_thread_per_core(jobs * len(LANGUAGES))
     build_site(session, python, ["-j", str(jobs), *session.posargs], env=env)
     # the tests of the build's own code: small projects built with Sphinx's test harness
-    session.run(*(python, "-m", "pytest", "-c", BUILD_TESTS, "tests_build"), external=True)
+    workers = ("--numprocesses", str(cores()))
+    session.run(python, "-m", "pytest", "-c", BUILD_TESTS, "tests_build", *workers, external=True)
 
 
 @nox.session(venv_backend="none")
