@@ -26,7 +26,7 @@ FACTS = runpy.run_path(str(DOCS / "_ext" / "site_facts.py"))
 TORCH_CPU = "torch==2.13.0"
 
 nox.options.sessions = ["lint", "tests"]  # plain `nox`
-nox.options.default_venv_backend = "venv"
+nox.options.default_venv_backend = "uv|venv"  # uv where installed: installs in seconds
 
 # pip installs without byte-compiling every file (torch's wheel: 8 s instead of 26 s); Python
 # compiles each module on its first import and keeps the bytecode for the next process. An
