@@ -1,18 +1,16 @@
 """Every job of the project: ``nox -l`` lists them, ``nox -s NAME`` runs one, ``nox`` runs lint
-and the tests, ``nox -s ci`` all of CI."""
+and the tests; ``.ci/run`` runs CI's sessions one after the other."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import os
-import re
+import runpy
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 import nox
@@ -22,36 +20,13 @@ DOCS = ROOT / "docs"
 BUILD = DOCS / "_build"
 # the site's extensions and figure library: on the path of the scripts that use them
 EXTENSIONS = str(DOCS / "_ext")
-# what a docs build writes besides BUILD: removed by ``nox -s docs -- clean``
-DOCS_GENERATED = [
-    BUILD,
-    DOCS / "auto_examples",
-    DOCS / "reference" / "generated",
-    DOCS / "gen_modules",
-    DOCS / ".jupyter_cache",
-]
+# the site's languages and what a build writes, as the build reads them
+FACTS = runpy.run_path(str(DOCS / "_ext" / "site_facts.py"))
 # The CPU wheel of torch; a range would pull a multi-GB CUDA build.
 TORCH_CPU = "torch==2.13.0"
 
-# What CI runs: `.ci/run` calls `nox -s ci`, which runs these stages one after the other. In a
-# stage, the lanes run side by side, each lane's nox commands in order: the later lanes install
-# packages or build gettext templates, one process each, while the first lane's own installs
-# leave a core free (the machine has 2; the CPU-bound steps, each on every core, never overlap).
-CI_STAGES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = (
-    (
-        (("-s", "tests"),),  # the README's test command
-        (("-s", "lint"), ("-s", "browser", "--install-only")),  # the browser step's tools
-    ),
-    ((("-s", "docs", "--", "clean"),),),  # every example and notebook executes
-    ((("-s", "browser", "--no-install"),),),  # the venv of stage 1 (reuse_venv)
-    ((("-s", "downloads"),), (("-s", "translations"),)),
-    ((("-s", "summary"),),),  # the test counts of this run, from each step's JUnit XML
-)
-# the steps whose pytest run leaves a JUnit XML report (nox -s summary)
-TESTED_STEPS = ("tests", "translations", "browser", "downloads")
-
 nox.options.sessions = ["lint", "tests"]  # plain `nox`
-nox.options.default_venv_backend = "venv"
+nox.options.default_venv_backend = "uv|venv"  # uv where installed: installs in seconds
 
 # pip installs without byte-compiling every file (torch's wheel: 8 s instead of 26 s); Python
 # compiles each module on its first import and keeps the bytecode for the next process. An
@@ -59,14 +34,6 @@ nox.options.default_venv_backend = "venv"
 # torch again (the downloads check took 3.5 minutes instead of 1.5): the sessions write it.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 NO_COMPILE = "--no-compile"
-
-# Each pytest run writes its results here as JUnit XML (``nox -s summary`` adds them up).
-REPORTS = ROOT / ".nox" / "reports"
-
-
-def junit(session: nox.Session, name: str = "") -> str:
-    """pytest's ``--junitxml`` argument: .nox/reports/<name or the session's>.xml."""
-    return f"--junitxml={REPORTS / ((name or session.name) + '.xml')}"
 
 
 def cores() -> int:
@@ -120,34 +87,42 @@ def installing_only(session: nox.Session) -> bool:
 
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
-    """Run the test suite and every docstring example (pytest, warnings are errors).
+    """Run the package's tests and every docstring example (pytest, warnings are errors).
 
-    One pytest worker per core (pytest-xdist), each torch on one thread. The docs extra is
-    installed too: the tests of the site's own extensions (docs/_ext) build small pages.
+    Needs only the package and its test extra. One pytest worker per core (pytest-xdist), each
+    torch on one thread.
     """
-    python = shared_env(session, "docs,test")
-    # The catalog and glossary checks read the built site's gallery: nox -s translations runs them.
-    ignore = ("--ignore=tests/test_catalogs.py", "--ignore=tests/test_glossary.py")
+    python = shared_env(session, "test")
     workers = ("--numprocesses", str(cores()))
     session.run(
-        *(python, "-m", "pytest", *ignore, *workers, junit(session), *session.posargs),
+        *(python, "-m", "pytest", *workers, *session.posargs),
         env=one_thread_per_core(cores()),
         external=True,
     )
 
 
+# The build's tests (docs/_ext and the catalogs), apart from the package's: they need the docs
+# extra. nox -s docs runs them but the catalogs' (tests_build/catalogs), which nox -s translations
+# runs after bringing the catalogs up to date.
+BUILD_TESTS = "tests_build/pytest.ini"
+CATALOG_TESTS = "tests_build/catalogs"
+
+
 # The site's languages: English is the source, the others are translated from gettext catalogs
 # in docs/locale/<language>/LC_MESSAGES. Each builds into docs/_build/html/<language>.
 LOCALE = DOCS / "locale"
-LANGUAGES = ("en", *sorted(p.parent.name for p in LOCALE.glob("*/LC_MESSAGES")))
+LANGUAGES = FACTS["LANGUAGES"]
 
 
 # Each language other than English builds from its own source folder, _build/sources/<language>:
 # links to the files of docs/, and folders of its own for what a build writes (the generated
 # gallery, API pages and notebooks, the notebooks' cache), so that the editions build side by
 # side and each keeps what it generated (unchanged examples and notebooks do not run again).
-WRITTEN = {"auto_examples", "gen_modules", ".jupyter_cache", "_build", "sg_execution_times.rst"}
-WRITTEN_INSIDE = {"reference": {"generated"}, "tutorial": {"notebooks"}}
+WRITTEN = {path for path in FACTS["GENERATED"] if "/" not in path}
+WRITTEN_INSIDE: dict[str, set[str]] = {}  # {"reference": {"generated"}, ...}
+for path in FACTS["GENERATED"]:
+    if "/" in path:
+        WRITTEN_INSIDE.setdefault(path.split("/")[0], set()).add(path.split("/", 1)[1])
 
 
 def language_sources(language: str) -> Path:
@@ -184,8 +159,11 @@ def build_site(
     html = BUILD / "html"
     if "clean" in args:
         args.remove("clean")
-        for path in DOCS_GENERATED:
-            shutil.rmtree(path, ignore_errors=True)
+        for path in (DOCS / name for name in FACTS["GENERATED"]):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
         for compiled in LOCALE.rglob("*.mo"):  # compiled from the .po files by each build
             compiled.unlink()
     if html.is_dir():  # a one-language build left pages at the root: the site root is new
@@ -237,13 +215,18 @@ def docs(session: nox.Session) -> None:
     one thread in each process. An example or
     notebook re-runs when its file or the package's sources change (the build compares a hash
     of ``src/mha``). docs/_build/html/index.html sends the reader to the browser's language.
-    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build.
+    ``nox -s docs -- clean`` starts from nothing; other arguments go to sphinx-build. Then the
+    tests of the build's own code run (tests_build: small projects built by Sphinx's harness).
     """
-    python = shared_env(session, "docs")
+    python = shared_env(session, "docs,test")
     # each edition's Sphinx on its share of the cores, each notebook's torch on one thread
     jobs = max(1, cores() // len(LANGUAGES))
     env = one_thread_per_core(jobs * len(LANGUAGES))
     build_site(session, python, ["-j", str(jobs), *session.posargs], env=env)
+    # the tests of the build's own code: small projects built with Sphinx's test harness
+    workers = ("--numprocesses", str(cores()))
+    tests = ("tests_build", f"--ignore={CATALOG_TESTS}", *workers)
+    session.run(python, "-m", "pytest", "-c", BUILD_TESTS, *tests, external=True)
 
 
 @nox.session(venv_backend="none")
@@ -256,7 +239,9 @@ def translations(session: nox.Session) -> None:
     the last ``nox -s docs``); sphinx-intl updates the .po files from them (new entries empty,
     changed ones fuzzy, removed ones dropped) and prints how much is translated. A catalog the
     update changed was stale: ``git diff`` shows it, against git's index (stage your own edits
-    first). ``nox -s translations -- update`` only brings the catalogs up to date.
+    first). The package's and the benchmark's catalogs are checked the same way
+    (docs/locale/package_catalog.py). Then the catalogs' own tests run (tests_build/catalogs).
+    ``nox -s translations -- update`` only brings the catalogs up to date.
     """
     python = shared_env(session, "docs,test")
     templates = BUILD / "gettext"
@@ -287,9 +272,8 @@ def translations(session: nox.Session) -> None:
     if new.strip():
         session.error(f"new catalogs, for pages that had none: add them to git\n{new}")
     session.run(
-        *(python, "-m", "pytest", "tests/test_catalogs.py", "tests/test_glossary.py"),
-        "tests/test_messages.py",  # the package's catalog: complete, compiled, on the glossary
-        *(junit(session), *session.posargs),
+        *(python, "-m", "pytest", "-c", BUILD_TESTS, CATALOG_TESTS),
+        *session.posargs,
         external=True,
     )
 
@@ -367,16 +351,15 @@ def browser(session: nox.Session) -> None:
         "--ignore=tests_site/test_downloads.py",  # nox -s downloads runs it, with torch
         *(f"--site={site}", f"--screenshots={screenshots}", f"--chromium={chromium()}"),
         *("--numprocesses", str(cores())),
-        junit(session),
         *session.posargs,
     )
 
 
 DOWNLOADS_ENV = ROOT / ".nox" / "downloads"
+# the install command a page prints, as the site's checks read it (standard library only)
+install_line = runpy.run_path(str(ROOT / "tests_site" / "pagechecks.py"))["install_line"]
 
 
-# the command every download page prints (docs/_ext/package.py's {install} role), read from the site
-INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(.*?)</code>', re.DOTALL)
 # the reader's Jupyter, for the tutorial's notebooks, and the checks' own tools
 READER_TOOLS = ("ipykernel", "nbclient", "nbformat", "pytest", "pytest-xdist")
 
@@ -400,11 +383,11 @@ def downloads(session: nox.Session) -> None:
     """
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()  # checked by the tests
     main = site / "en" if (site / "en").is_dir() else site
-    found = INSTALL_LINE.search((main / "tutorial" / "index.html").read_text(encoding="utf-8"))
+    found = install_line((main / "tutorial" / "index.html").read_text(encoding="utf-8"))
     wheels = sorted((main / "_downloads").rglob("mha-*.whl"))
     if not found or len(wheels) != 1:
         session.error(f"expected the install line and one wheel in {main}: run nox -s docs")
-    command = re.sub(r"<[^>]+>", "", found[1]).split()  # the text, without its markup
+    command = found[0].split()  # the text, without its markup
     if command[:4] != ["python", "-m", "pip", "install"] or wheels[0].name not in command:
         session.error(f"expected python -m pip install {wheels[0].name} ..., got {command}")
     shutil.rmtree(DOWNLOADS_ENV, ignore_errors=True)
@@ -426,7 +409,6 @@ def downloads(session: nox.Session) -> None:
         "tests_site/test_downloads.py",
         *(f"--site={site}", f"--basetemp={reader_home / 'runs'}"),
         *("--numprocesses", str(cores())),
-        junit(session),
         *session.posargs,
         env={**pip_env, **one_thread_per_core(cores())},
         external=True,
@@ -459,8 +441,7 @@ def minimum(session: nox.Session) -> None:
     """
     session.install("--resolution", "lowest-direct", "-e", ".[test]")
     session.run(
-        *("pytest", "--ignore=tests/test_catalogs.py", "--ignore=tests/test_glossary.py"),
-        *(junit(session, "minimum"), *session.posargs),
+        *("pytest", *session.posargs),
         env=one_thread_per_core(1),
     )
 
@@ -496,83 +477,6 @@ def gpu(session: nox.Session) -> None:
     session.run("pytest", *session.posargs, env=env)
     # the same site as `nox -s docs -- clean`, every example and notebook run on the GPU
     build_site(session, "python", ["clean"], env=env)
-
-
-@nox.session(venv_backend="none")
-def ci(session: nox.Session) -> None:
-    """Run every check of CI: the stages of CI_STAGES (lint and the tests, docs from clean,
-    browser, downloads and translations, then the summary of the test counts).
-
-    ``.ci/run`` and the GitHub workflow run this. The first lane of a stage prints as it runs,
-    the others' output follows when they end; then each command's wall time. A failed command
-    does not stop the ones after it, and any failure fails the run.
-    """
-    for old in REPORTS.glob("*.xml"):  # the summary counts this run's tests only
-        old.unlink()
-    nox_command = [sys.executable, "-m", "nox"]
-    times, failed = [], []
-
-    def lane(commands: tuple[tuple[str, ...], ...], log) -> None:
-        for args in commands:
-            start = time.monotonic()
-            code = subprocess.call([*nox_command, *args], stdout=log, stderr=log, cwd=ROOT)
-            times.append((" ".join(args), code, time.monotonic() - start))
-            failed.extend([" ".join(args)] if code else [])
-
-    for stage in CI_STAGES:
-        with contextlib.ExitStack() as logs:
-            others = []
-            for commands in stage[1:]:
-                log = logs.enter_context(tempfile.TemporaryFile("w+"))
-                thread = threading.Thread(target=lane, args=(commands, log))
-                thread.start()
-                others.append((thread, log))
-            lane(stage[0], None)
-            for thread, log in others:
-                thread.join()
-                log.seek(0)
-                print(log.read(), end="", flush=True)
-    print("CI steps, wall time:")
-    for args, code, seconds in times:
-        print(f"  {args:<52} {'failed' if code else 'passed':<7} {seconds:5.0f} s")
-    if failed:
-        session.error(f"failed: {'; '.join(failed)}")
-
-
-@nox.session(venv_backend="none")
-def summary(session: nox.Session) -> None:
-    """Print each test step's counts from its JUnit XML as ``NAME: N passed, N failed`` lines.
-
-    The last line adds them up (``ci: N passed, N failed``). Fails when a step that CI runs
-    left no report (it did not run, or pytest did not start) or when nothing was counted.
-    """
-    from xml.etree import ElementTree
-
-    total = {"passed": 0, "failed": 0, "skipped": 0}
-    missing = []
-    for name in TESTED_STEPS:
-        report = REPORTS / f"{name}.xml"
-        if not report.is_file():
-            missing.append(name)
-            continue
-        counts = dict.fromkeys(total, 0)
-        for suite in ElementTree.parse(report).getroot().iter("testsuite"):
-            tests, skipped = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
-            failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            counts["passed"] += tests - skipped - failed
-            counts["failed"] += failed
-            counts["skipped"] += skipped
-        print(
-            f"{name}: {counts['passed']} passed, {counts['failed']} failed, "
-            f"{counts['skipped']} skipped"
-        )
-        for outcome, number in counts.items():
-            total[outcome] += number
-    print(f"ci: {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
-    if missing:
-        session.error(f"no test report from {', '.join(missing)}: the step did not run its tests")
-    if total["passed"] == 0:
-        session.error("no test passed")
 
 
 if __name__ == "__main__":

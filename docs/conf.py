@@ -16,6 +16,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))  # the site's own extensions
+from site_facts import GENERATED, GENERATED_PAGES
 
 # -- Project -----------------------------------------------------------------------------------
 
@@ -58,18 +59,15 @@ extensions = [
 ]
 
 exclude_patterns = [
-    "_build",
+    *(path for path in GENERATED if path not in GENERATED_PAGES),  # outputs, not pages
     "Thumbs.db",
     ".DS_Store",
-    ".jupyter_cache",
     "jupyter_execute",
-    "gen_modules",
     "**.ipynb_checkpoints",
     # sphinx-gallery writes a notebook beside each generated page: they are downloads,
     # not sources (myst-nb would otherwise find two sources per page and re-execute them)
     "auto_examples/**.ipynb",
     "locale",  # translation catalogs and the translators' glossary, not pages
-    "tutorial/notebooks",  # the tutorial pages as notebooks: downloads, written by the build
 ]
 templates_path = ["_templates"]
 nitpicky = True  # every cross-reference must resolve
@@ -124,8 +122,8 @@ if RTD_URL and RTD_LANGUAGE and f"/{RTD_LANGUAGE}/" in RTD_URL:
     html_context["mha_other_language_root"] = RTD_URL.replace(f"/{RTD_LANGUAGE}/", f"/{OTHER}/", 1)
 
 # -- Languages: English source, Simplified Chinese from gettext catalogs --------------------------
-# ``nox -s docs`` builds English into _build/html/en, then ``-D language=zh_CN`` into
-# _build/html/zh_CN, from locale/zh_CN/LC_MESSAGES/<page>.po (one catalog per page; an entry
+# ``nox -s docs`` builds English into _build/html/en and, side by side, ``-D language=zh_CN``
+# into _build/html/zh_CN, from locale/zh_CN/LC_MESSAGES/<page>.po (one catalog per page; an entry
 # left untranslated shows the English text). The interface's lines (the theme's, sphinx-gallery's,
 # the theme options') are in locale/zh_CN/LC_MESSAGES/sphinx.po; the API pages stay English.
 

@@ -1,5 +1,5 @@
-"""Shared fixtures: the devices to test on, figures closed after a test, every test in English
-whatever the machine's locale, and the hypothesis profile."""
+"""Shared fixtures: the devices to test on, every test in English whatever the machine's
+locale, and the hypothesis profile."""
 
 from __future__ import annotations
 
@@ -29,15 +29,6 @@ settings.load_profile("mha")
 def device(request) -> torch.device:
     """Every available device: the CPU, and the first GPU when there is one."""
     return request.param
-
-
-@pytest.fixture
-def close_figures():
-    """Close every matplotlib figure a test opened (tests that draw use it)."""
-    yield
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
 
 
 @pytest.fixture(autouse=True)

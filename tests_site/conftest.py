@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from pagechecks import WAIT_FOR_MATH_JS, axe_script
+from pagechecks import NARROW_DESKTOP, WAIT_FOR_MATH_JS, axe_script
 from sitescan import html_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ CHROMIUM_ARGS = [
     # such request is recorded (Watch) without routing every request through the test.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = NARROW_DESKTOP
 TIMEOUT_MS = 20_000
 
 

@@ -10,6 +10,12 @@ import html
 import re
 from pathlib import Path
 
+# The windows the checks open: a desktop, a narrower one (the tables must fit there too; the
+# browser's default), a phone.
+DESKTOP = {"width": 1366, "height": 900}
+NARROW_DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
 # ---------------------------------------------------------------------------------------------
 # Math
 
@@ -396,7 +402,14 @@ def set_theme(page, theme: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # Questions that answer back (docs/_ext/questions.py)
 
-VERDICTS = {"en": ("Right.", "Not this one."), "zh_CN": ("答对了。", "答错了。")}
+# A question's verdicts (docs/_ext/questions.py) in each language: the entries under their
+# comment in the interface catalog, English its msgids.
+VERDICTS_PO = Path(__file__).parents[1] / "docs/locale/zh_CN/LC_MESSAGES/sphinx.po"
+_VERDICTS = re.findall(
+    r'msgid "(.*)"\nmsgstr "(.*)"',
+    VERDICTS_PO.read_text(encoding="utf-8").split("# The verdicts of the questions", 1)[1],
+)[:2]
+VERDICTS = {"en": tuple(e for e, _ in _VERDICTS), "zh_CN": tuple(z for _, z in _VERDICTS)}
 # each choice of a question opened in turn (in one call): the page's width with each open
 OPEN_EACH_JS = """(question) => [...question.querySelectorAll('summary')].flatMap((summary) => {
   summary.parentElement.open = true;
@@ -515,7 +528,8 @@ PHONE_SCREENSHOTS = {
 }
 
 
-# the command a download page prints (docs/_ext/package.py's {install} role)
+# the command a download page prints (docs/_ext/package.py's {install} role); nox -s downloads
+# reads it with install_line
 INSTALL_LINE = re.compile(r'<code class="mha-install[^"]*">(?P<code>.*?)</code>', re.DOTALL)
 WHEEL_LINK = re.compile(r'<a [^>]*href="(?P<href>[^"]+\.whl)"')
 

@@ -8,8 +8,8 @@ counted as the reader sees them.
 Calibration. The rates were first 200 words and 12 lines a minute, a fluent reader's, and gave
 about 66 minutes for pages 1 to 6. Two learners new to the subject read those pages cold,
 running each cell, answering the questions and doing the exercise: one gave pages 1 to 6 20,
-30, 20, 35, 25 and 10 minutes (140 in all, at 74bff49), the other 25, 36, 22, 38, 32 and 15
-(168, at a0c235d). The two rates are the least-squares fit of those twelve times to each page's
+30, 20, 35, 25 and 10 minutes (140 in all), the other 25, 36, 22, 38, 32 and 15 (168), each
+reading the pages as they then were. The two rates are the least-squares fit of those twelve times to each page's
 words and lines: 102 words and 4.6 lines a minute (code and its output are read slowly: each
 line is run or checked), which give about 155 minutes for pages 1 to 6, 10 % under the second
 reader's time and 10 % over the first's. An estimate to the nearest 5 minutes

@@ -11,9 +11,10 @@ output block of the page, numbers aside (timings differ), is in what the script 
 The files run are a sample, the same in each edition: three examples (one that prints a
 shape table, one a :mod:`mha.check` report) and two tutorial notebooks (both with reports).
 Every example and notebook runs in each edition's build, and every download imports only what
-the printed command installs (``test_translated_downloads.py``); that the two editions' files
-have the same code is checked on the catalogs (``tests/test_catalogs.py``: each code block's
-Chinese entry keeps its English code, ``docs/locale/catalogs.py``'s ``code_of``).
+the printed command installs (``test_translated_downloads.py``). The two editions' files have
+the same code by construction: the Chinese build replaces only comments and strings
+(``docs/_ext/translated_sources.py``'s ``translate_code``). A Chinese script runs in an English
+locale without ``MHA_LANG``: it prints Chinese because it sets the package's language itself.
 
 The other form of each is not run again: the gallery's ``.ipynb`` is checked to hold the
 ``.py``'s code, cell by cell, and each tutorial notebook the code cells of its page (which

@@ -13,11 +13,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from site_figures import CHART_RETINA
 
 CHINESE = re.compile(r"[\u3400-\u9fff]")
 WORD = re.compile(r"(?<![\w.])[a-z]{3,}(?![\w(])")  # an English word, not a name of code
 GALLERY_FIGURE = re.compile(r"sphx_glr_\w+?_\d{3}\.png$")
-CHART = re.compile(r"(speed|memory|gqa)(_phone)?(@2x)?(\.zh_CN)?\.png$")
+CHART = re.compile(rf"(speed|memory|gqa)(_phone)?({re.escape(CHART_RETINA)})?(\.zh_CN)?\.png$")
 
 
 class _Images(HTMLParser):

@@ -23,8 +23,9 @@ import sys
 
 import pytest
 from conftest import Watch, new_context
-from pagechecks import set_theme
-from site_figures import languages
+from pagechecks import NARROW_DESKTOP as DESKTOP
+from pagechecks import PHONE, set_theme
+from site_facts import LANGUAGES
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -33,9 +34,6 @@ PAGE = "explanation/what-heads-learn.html"
 EXPLORER = ".head-explorer[data-ready]"
 MIN_WEIGHT = 0.01  # the script draws no lighter line
 TOLERANCE = 1e-5  # the page against PyTorch: float64 arithmetic on float32 parameters
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-LANGUAGES = ["en", *languages()]  # docs/_ext/site_figures.py: each folder of docs/locale
 
 LINES_JS = """() => [...document.querySelectorAll('.head-explorer .hx-line')].map((l) => ({
   head: Number(l.dataset.head), query: Number(l.dataset.query), key: Number(l.dataset.key),

@@ -44,10 +44,13 @@ from pagechecks import (
     ARTICLE,
     BEYOND_STRUCTURE,
     CODE_BREAKS_JS,
+    DESKTOP,
     EVERYTHING,
     FIGURE_SRC,
+    NARROW_DESKTOP,
     OVERFLOW_JS,
     PAGE,
+    PHONE,
     PHONE_SCREENSHOTS,
     QUESTIONS_SAMPLE,
     SCROLLING_CODE_JS,
@@ -72,9 +75,6 @@ from sitescan import scan_html
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
-DESKTOP = {"width": 1366, "height": 900}
-NARROW_DESKTOP = {"width": 1280, "height": 900}  # the tables must fit at this width too
-PHONE = {"width": 390, "height": 844}
 # after the resize to a phone: every image loaded, each <picture> from the source its media
 # query now picks (the phone version), not the desktop image it showed
 IMAGES_LOADED_JS = """() => [...document.images].every((img) => {

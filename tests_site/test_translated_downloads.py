@@ -7,8 +7,8 @@ Chinese download prints. On the built site:
 - every ``.py`` and ``.ipynb`` that the Chinese edition offers (loose or in a zip) has Chinese
   in at least half of its text cells (a script's docstring and ``# %%`` blocks, a notebook's
   Markdown cells);
-- each has an English twin of the same name (that the two hold the same code is checked on the
-  catalogs: ``tests/test_catalogs.py``, every code block's entry);
+- each has an English twin of the same name (the same code: the Chinese build replaces only
+  comments and strings, ``translated_sources.translate_code``);
 - no label that the Chinese code prints (a string with words in a ``print`` call) is English;
 - on the Chinese tutorial pages, at least 90 % of the executed output blocks that have letters
   have Chinese, and every :mod:`mha.check` report (``✓``/``✗``) on a Chinese page is Chinese.

@@ -22,19 +22,6 @@ class MissingGlyphs(Exception):
     """A figure with characters that its fonts lack: each would be drawn as a box."""
 
 
-class _Recorder:
-    """Passes sphinx-gallery's image paths through, keeping the ones handed out."""
-
-    def __init__(self, paths):
-        self._paths = paths
-        self.used = []
-
-    def __iter__(self):
-        for path in self._paths:
-            self.used.append(Path(path))
-            yield path
-
-
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     """sphinx-gallery's matplotlib scraper; then each figure's glyphs checked, and the figure
     laid out for a phone and saved again (``site_figures.relayout_for_phone``) where it is a
@@ -43,9 +30,10 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     from sphinx_gallery.scrapers import matplotlib_scraper
 
     figures = [plt.figure(number) for number in plt.get_fignums()]
-    recorder = _Recorder(block_vars["image_path_iterator"])
-    rst = matplotlib_scraper(block, {**block_vars, "image_path_iterator": recorder}, gallery_conf)
-    for fig, path in zip(figures, recorder.used, strict=True):
+    paths = block_vars["image_path_iterator"]  # each path it hands out, kept in .paths
+    handed_out = len(paths)
+    rst = matplotlib_scraper(block, block_vars, gallery_conf)
+    for fig, path in zip(figures, map(Path, paths.paths[handed_out:]), strict=True):
         lacking = lacking_glyphs(fig)
         if lacking:
             raise MissingGlyphs(

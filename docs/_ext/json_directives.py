@@ -25,9 +25,8 @@ import struct
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
-from languages import is_chinese
 from page_rules import PHONE_MEDIA
-from site_figures import PHONE
+from site_figures import CHART_RETINA, PHONE
 from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -52,7 +51,7 @@ def _fields(text: str) -> set[str]:
 
 
 class Messages(dict):
-    """A directive's words in the page's language (key -> text), filled in with :meth:`format`. A
+    """A directive's words in the page's language (key -> text, filled in by ``str.format``). A
     translation whose placeholders differ from its English keeps the English (listed in ``bad``)."""
 
     def __init__(self, templates: dict[str, str], translations: dict[str, str] | None = None):
@@ -65,15 +64,12 @@ class Messages(dict):
                 self.bad.append(f"the translation of {english!r} should use the placeholders "
                                 f"{sorted(_fields(english))}, got {text!r}")  # fmt: skip
 
-    def format(self, key: str, **values: object) -> str:
-        return self[key].format(**values)
-
     def join(self, items: list[str]) -> str:
         """``a``, ``a and b``, ``a, b and c`` (in the page's language)."""
         head = items[0] if items else ""
         for item in items[1:-1]:
-            head = self.format("list_next", head=head, next=item)
-        return self.format("list_last", head=head, last=items[-1]) if items[1:] else head
+            head = self["list_next"].format(head=head, next=item)
+        return self["list_last"].format(head=head, last=items[-1]) if items[1:] else head
 
 
 def table(head: list, rows: list, classes: tuple[str, ...] = ()) -> nodes.table:
@@ -136,7 +132,7 @@ def gqa_table(results: dict, messages: Messages) -> nodes.table:
     g, design = results["gqa"], results["gqa"]["design"]
     times = {key: g["decode"][f"{key}_ms"] for key in ("step", "recompute")}
     times.update({key: design[key]["decode_all_ms"] for key in ("preallocated", "concatenate")})
-    rows = [[messages.format(key, seq=g["seq"]), _duration(ms)] for key, ms in times.items()]
+    rows = [[messages[key].format(seq=g["seq"]), _duration(ms)] for key, ms in times.items()]
     return table([messages["what"], messages["time"]], rows)
 
 
@@ -147,7 +143,7 @@ def figure_files(folder: Path, kind: str, language: str) -> dict[str, str]:
     """The figure's files, column and phone versions at 1x and 2x: those the benchmark drew in
     the page's language where it did (``speed.zh_CN.png``: Sphinx's ``{root}.{language}{ext}``)."""
     tag = f".{language}" if (folder / f"{kind}.{language}.png").is_file() else ""
-    suffixes = {"1x": "", "2x": "@2x", "phone": PHONE, "phone2x": f"{PHONE}@2x"}
+    suffixes = {"1x": "", "2x": CHART_RETINA, "phone": PHONE, "phone2x": PHONE + CHART_RETINA}
     return {key: f"{kind}{suffix}{tag}.png" for key, suffix in suffixes.items()}
 
 
@@ -191,7 +187,7 @@ def ablation_table(data: dict, messages: Messages) -> nodes.table:
     needed = {task: data["roles"][task]["head"] for task in TASKS}
     rows = [[messages["none"], *(f"{data['accuracy'][t]:.3f}" for t in TASKS)]]
     for head in sorted(data["ablation"], key=int):
-        label = messages.format("head", head=head)
+        label = messages["head"].format(head=head)
         tasks = [t for t in TASKS if needed[t] == int(head)]
         if tasks:
             note = messages["needed" if len(tasks) == 2 else f"needed_{tasks[0]}"]
@@ -270,14 +266,14 @@ def try_html(data: dict, messages: Messages) -> str:
             "on_target": f"{item['on_target']:.2f}", "on_other": f"{item['on_other']:.2f}",
             "pronoun": tokens[-1], **{mark: tokens[at] for mark, at in item["marks"].items()},
         }  # fmt: skip
-        said = " ".join(messages.format(key, **values) for key in (f"try_{task}", "try_off"))
+        said = " ".join(messages[key].format(**values) for key in (f"try_{task}", "try_off"))
         said = re.sub(r"([。！？）])\s+", r"\1", said)  # no space after a Chinese full stop
         items.append(f'<li data-sentence="{html.escape(values["sentence"])}"><p>'
                      f"{html.escape(said)}</p></li>")  # fmt: skip
     unused = data["unused"]
-    heads = messages.join([messages.format("head_ref", n=h) for h in unused["heads"]])
+    heads = messages.join([messages["head_ref"].format(n=h) for h in unused["heads"]])
     small = {key: _two_figures(unused[key]) for key in ("norm", "needed_norm", "moved")}
-    said = messages.format("try_unused", **{**unused, **small, "heads": heads})
+    said = messages["try_unused"].format(**{**unused, **small, "heads": heads})
     items.append(f"<li><p>{html.escape(said)}</p></li>")
     title = f'<p class="hx-try-title"><strong>{html.escape(messages["try_title"])}</strong></p>'
     return f'<div class="hx-try">{title}<ol>{"".join(items)}</ol></div>'
@@ -289,7 +285,7 @@ def head_explorer(app, node: json_output, messages: Messages) -> nodes.Node:
     region, noscript = html.escape(messages["region"]), html.escape(messages["noscript"])
     written = (
         f'<div class="head-explorer" role="region" aria-label="{region}"'
-        f' data-gloss="{"true" if is_chinese(app.config) else "false"}">'
+        f' data-gloss="{str(app.config.language.startswith("zh")).lower()}">'
         f'<noscript><p class="hx-noscript">{noscript}</p></noscript>'
         f"{try_html(data, messages)}"
         '<div class="hx-ui" hidden></div>'

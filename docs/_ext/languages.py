@@ -1,7 +1,7 @@
 """The site's two editions, English and Chinese, built from one source tree.
 
-``nox -s docs`` builds English into ``_build/html/en``, then Chinese with ``-D language=zh_CN``
-from the gettext catalogs. Beyond the pages' catalogs, the Chinese edition needs:
+``nox -s docs`` builds English into ``_build/html/en`` and, side by side, Chinese into
+``_build/html/zh_CN`` (``-D language=zh_CN``) from the gettext catalogs. Beyond the pages' catalogs, the Chinese edition needs:
 
 - **Lines no page catalog holds** (:func:`translate_interface`): sphinx-gallery's own sentences
   ("Go to the end to download the full example code", the running time, the download links, its
@@ -48,13 +48,9 @@ WHOLE_TEXTS = [
 ]
 
 
-def is_chinese(config) -> bool:
-    return (config.language or "en").lower().startswith("zh")
-
-
 def _notebooks_beside_the_site(app) -> None:
     outdir = Path(app.outdir)
-    if outdir.name == (app.config.language or "en") and hasattr(app.env, "mystnb_config"):
+    if outdir.name == app.config.language and hasattr(app.env, "mystnb_config"):
         folder = outdir.parent.parent / "jupyter_execute" / outdir.name
         app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
 
@@ -62,7 +58,7 @@ def _notebooks_beside_the_site(app) -> None:
 def _chinese_search(app, config) -> None:
     """Sphinx's Chinese search (jieba), with a stemmer name that exists; only for a Chinese
     search index (importing it imports jieba)."""
-    if not (config.html_search_language or config.language or "en").startswith("zh"):
+    if not (config.html_search_language or config.language).startswith("zh"):
         return
     from sphinx.search.zh import SearchChinese
 
@@ -74,7 +70,7 @@ def _chinese_search(app, config) -> None:
 
 def translate_interface(app, doctree, docname: str) -> None:
     """Rewrite the interface lines of a resolved page in another language than English."""
-    if (app.config.language or "en") == "en":
+    if app.config.language == "en":
         return
     for node_type, name, english in WHOLE_TEXTS:
         for node in doctree.findall(node_type):

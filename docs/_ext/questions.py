@@ -13,7 +13,7 @@ from docutils.parsers.rst import directives
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-RIGHT, WRONG, LETTERS = "Right.", "Not this one.", "ABCDEF"
+RIGHT, WRONG, LETTERS = "Right.", "Not this one.", "ABCDEF"  # the verdicts: in sphinx.po
 question = type("question", (nodes.General, nodes.Element), {})  # its text, then its choices
 choice = type("choice", (nodes.General, nodes.Element), {})  # its label, then why
 choice_label = type("choice_label", (nodes.TextElement,), {})  # translatable like a paragraph

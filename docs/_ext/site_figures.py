@@ -25,12 +25,8 @@ CJK_FONTS = ["Microsoft YaHei", "PingFang SC", "Noto Sans CJK SC", "WenQuanYi Mi
 PHONE_WIDTH = 4.2  # inches: 420 px at 100 dpi, shown at 358 px or more on a 390 px phone
 PHONE = "_phone"  # <name>_phone.png: the phone version
 RETINA = "_2_00x"  # <name>_2_00x.png: sphinx-gallery's name of a figure at 2x (image_srcset)
+CHART_RETINA = "@2x"  # <name>@2x.png: benchmarks/bench.py's name of a chart at 2x
 MATH = re.compile(r"\$[^$]*\$")
-
-
-def languages() -> list[str]:
-    """The site's translated languages: each folder of ``docs/locale`` with catalogs."""
-    return sorted(p.parent.name for p in (DOCS / "locale").glob("*/LC_MESSAGES"))
 
 
 def variant(path: Path, suffix: str) -> Path:

@@ -4,7 +4,7 @@ The Chinese edition's figures are drawn by the Chinese examples, whose font list
 (``site_figures.CJK_FONTS``) finds Noto Sans CJK SC in the build (SIL Open Font License 1.1,
 OFL.txt beside this file). The whole font is 16 MB with every weight of every CJK script; the
 figures need a few hundred characters. This script collects every character of the strings in
-the Chinese code (the ``code-block`` entries of ``docs/locale/<language>/LC_MESSAGES/
+the Chinese code (the ``msgctxt "string"`` entries of ``docs/locale/<language>/LC_MESSAGES/
 auto_examples``, which hold the figures' labels) and in the benchmark's charts' labels
 (``benchmarks/locale/<language>/LC_MESSAGES/bench.po``), and writes the regular weight of the Simplified Chinese font with those, the
 printable ASCII and matplotlib's minus sign only, to ``NotoSansCJKsc-Regular-subset.otf``.

@@ -1,4 +1,4 @@
-"""The tables of ``GLOSSARY.md``'s "One term per concept" as rules (tests/test_glossary.py):
+"""The tables of ``GLOSSARY.md``'s "One term per concept" as rules (tests_build/catalogs/test_glossary.py):
 the rules translators read are the rules the checks apply. Other English than "English that
 stays" must be code, a word the source writes as code, a gloss 词元（token）, a quoted mention."""
 

@@ -16,10 +16,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pydata_sphinx_theme  # with Pygments and its a11y styles: the docs extra
 import pytest
-
-pytest.importorskip("pydata_sphinx_theme")  # with Pygments and its a11y styles: the docs extra
-import pydata_sphinx_theme
 from pygments.styles import get_style_by_name
 from pygments.token import Token
 

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import pytest
-from docutils import nodes
-
-pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
 import json_directives as ht
+import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
-from sphinx_build import build, directive, words
+from docpages import directive, words
+from docutils import nodes
 
 BLOCKS = {k: directive("explanation/what-heads-learn", "head-table", k) for k in ht.HEAD_TABLES}
 
@@ -75,26 +72,29 @@ def _page_cells(page: str) -> list[list[str]]:
              row, re.DOTALL)] for row in rows]  # fmt: skip
 
 
-def test_the_directive_in_english_and_chinese_and_a_missing_file(tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
+@pytest.mark.sphinx("html", testroot="json-directives")
+def test_the_directive_in_english_and_chinese_and_a_missing_file(app, make_app) -> None:
+    src = app.srcdir
     (src / "data.json").write_text(json.dumps(DATA), encoding="utf-8")
-    (src / "conf.py").write_text("extensions = ['myst_parser', 'json_directives']\nlocale_dirs = "
-                                 "['locale/']\nhtml_search_language = 'en'\n")  # fmt: skip
     blocks = [b.replace("/auto_examples/06_evidence/plot_05_heads_on_sentences.head_explorer.json",
               "data.json") for b in BLOCKS.values()]  # fmt: skip
     missing = blocks[1].replace("data.json", "missing.json")
     (src / "index.md").write_text("# Page\n\n" + "\n\n".join([*blocks, missing]) + "\n")
-    out, warnings = build(src)
-    shown = _page_cells((out / "index.html").read_text(encoding="utf-8"))
+    app.build()
+    warnings = app.warning.getvalue()
+    shown = _page_cells((app.outdir / "index.html").read_text(encoding="utf-8"))
     assert shown == [row for kind in ht.HEAD_TABLES for row in cells(kind)]  # not the missing
     assert "WARNING: head-table seeds: expected missing.json, got no such file" in warnings
     assert warnings.count("WARNING") == 1
     catalog = Catalog(locale="zh_CN")
     catalog.add("head removed", "移除的头")
     catalog.add("head {head}", "头 {head}")
+    (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
     with open(src / "locale" / "zh_CN" / "LC_MESSAGES" / "index.mo", "wb") as f:
         write_mo(f, catalog)
-    out, _ = build(src, language="zh_CN")
-    rows = _page_cells((out / "index.html").read_text(encoding="utf-8"))
+    app.cleanup()  # its nodes and catalogs: the next build registers its own
+    zh = make_app("html", srcdir=src, builddir=src / "_build_zh_CN",
+                  confoverrides={"language": "zh_CN"})  # fmt: skip
+    zh.build()
+    rows = _page_cells((zh.outdir / "index.html").read_text(encoding="utf-8"))
     assert rows[0][0] == "移除的头" and rows[2][0] == "头 0" and rows[0][1] == "agreement accuracy"

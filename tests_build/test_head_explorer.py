@@ -10,12 +10,10 @@ import re
 from html import unescape
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
 import json_directives as hx
+import pytest
 from babel.messages.pofile import read_po
-from sphinx_build import build, directive, words
+from docpages import directive, words
 
 BLOCK = directive("explanation/what-heads-learn", "head-explorer")
 WORDS = words(BLOCK)
@@ -49,13 +47,11 @@ def test_what_to_try_is_written_from_the_data() -> None:
     assert json.loads(text := hx.script_json(data)) == data and "<" not in text
 
 
-def project(tmp_path: Path, data: dict = DATA, block: str = BLOCK, **po: str) -> Path:
-    """A two-page site, the explorer on ``heads`` (its JSON in data/, a catalog per ``po``)."""
-    src = tmp_path / "src"
-    (src / "data").mkdir(parents=True)
-    (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'json_directives']\nlocale_dirs = ['locale/']\n"
-        "gettext_compact = False\nhtml_search_language = 'en'\n")  # fmt: skip
+def project(app, data: dict = DATA, block: str = BLOCK, **po: str):
+    """The root as a two-page site, the explorer on ``heads`` (its JSON in data/, a catalog per
+    ``po``)."""
+    src = app.srcdir
+    (src / "data").mkdir(parents=True, exist_ok=True)
     (src / "index.md").write_text("# Index\n\n```{toctree}\nheads\n```\n")
     block = re.sub(r"(head-explorer\}) \S+", r"\1 data/x.json", block)
     (src / "heads.md").write_text(f"# Explore\n\n{block}\n", encoding="utf-8")
@@ -64,6 +60,13 @@ def project(tmp_path: Path, data: dict = DATA, block: str = BLOCK, **po: str) ->
         (src / "locale" / language / "LC_MESSAGES").mkdir(parents=True)
         (src / "locale" / language / "LC_MESSAGES" / "heads.po").write_text(entries, "utf-8")
     return src
+
+
+def build(app) -> tuple[Path, str]:
+    """Build ``app``: its output folder and the warnings of this build."""
+    before = len(app.warning.getvalue())
+    app.build()
+    return app.outdir, app.warning.getvalue()[before:]
 
 
 def embedded(out: Path) -> dict:
@@ -76,8 +79,10 @@ def embedded(out: Path) -> dict:
             "inside": found[2], **{name: json.loads(text) for name, text in scripts}}  # fmt: skip
 
 
-def test_the_page_embeds_the_data_and_its_words(tmp_path: Path) -> None:
-    out, warnings = build(project(tmp_path))
+@pytest.mark.sphinx("html", testroot="json-directives")
+def test_the_page_embeds_the_data_and_its_words(app) -> None:
+    project(app)
+    out, warnings = build(app)
     assert warnings == ""
     found = embedded(out)
     assert found["hx-data"] == DATA and found["hx-text"] == WORDS
@@ -94,11 +99,15 @@ def test_the_page_embeds_the_data_and_its_words(tmp_path: Path) -> None:
     assert "head-explorer.js" not in index and "head-explorer.css" not in index  # only with one
 
 
-def test_the_words_are_catalog_entries_without_numbers(tmp_path: Path) -> None:
+@pytest.mark.sphinx("gettext", testroot="json-directives")
+def test_the_words_are_catalog_entries_without_numbers(app, make_app) -> None:
     extracted = []
+    app.cleanup()  # each run below is a build of its own
     for number, seq in enumerate((["the", "keys"], ["the", "key"])):
-        data = {**DATA, "examples": [seq]}
-        out, warnings = build(project(tmp_path / str(number), data), builder="gettext")
+        src = project(app, {**DATA, "examples": [seq]})
+        run = make_app("gettext", srcdir=src, builddir=src / f"_build{number}", freshenv=True)
+        out, warnings = build(run)
+        run.cleanup()
         with (out / "heads.pot").open("rb") as f:
             extracted.append({m.id for m in read_po(f) if m.id} - {"Explore"})
         assert warnings == ""
@@ -106,10 +115,12 @@ def test_the_words_are_catalog_entries_without_numbers(tmp_path: Path) -> None:
     assert not [text for text in extracted[0] if re.search(r"\d", text)]
 
 
-def test_the_chinese_page_and_a_renamed_placeholder(tmp_path: Path) -> None:
+@pytest.mark.sphinx("html", testroot="json-directives", confoverrides={"language": "zh_CN"})
+def test_the_chinese_page_and_a_renamed_placeholder(app) -> None:
     po = (f'msgid "{WORDS["head_n"]}"\nmsgstr "头 {{n}}"\n\nmsgid "{WORDS["queries"]}"\n'
           f'msgstr "查询词元"\n\nmsgid "{WORDS["head_ref"]}"\nmsgstr "头 {{m}}"\n')  # fmt: skip
-    out, warnings = build(project(tmp_path, zh_CN=po), language="zh_CN")
+    project(app, zh_CN=po)
+    out, warnings = build(app)
     assert warnings.count("WARNING") == 1 and (
         "head-explorer: the translation of 'head {n}' should use the placeholders ['n'], "
         "got '头 {m}'" in warnings
@@ -120,15 +131,18 @@ def test_the_chinese_page_and_a_renamed_placeholder(tmp_path: Path) -> None:
     assert found["hx-text"]["keys"] == WORDS["keys"] and found["attrs"]["data-gloss"] == "true"
 
 
-def test_warnings_and_the_dependency_on_the_json(tmp_path: Path) -> None:
-    src = project(tmp_path, {**DATA, "unused": {"heads": [0]}})
-    _, warnings = build(src)
+@pytest.mark.sphinx("html", testroot="json-directives")
+def test_warnings_and_the_dependency_on_the_json(app, make_app) -> None:
+    src = project(app, {**DATA, "unused": {"heads": [0]}})
+    _, warnings = build(app)
     assert "heads.md:3: WARNING: head-explorer: expected key 'norm' in data/x.json" in warnings
     (src / "data" / "x.json").unlink()
-    _, warnings = build(src)
+    app.cleanup()
+    app = make_app("html", srcdir=src, freshenv=True)  # read afresh, without the JSON
+    _, warnings = build(app)
     assert "WARNING: head-explorer: expected data/x.json, got no such file" in warnings
     (src / "data" / "x.json").write_text(json.dumps({**DATA, "heads": 3}))  # the gallery ran
-    out, warnings = build(src, fresh=False)
+    out, warnings = build(app)  # the same environment: the new JSON re-reads the page
     assert warnings == "" and embedded(out)["hx-data"]["heads"] == 3
 
 

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-
-pytest.importorskip("myst_parser")
 import questions
-from sphinx_build import build
 
-CONF = "extensions = ['myst_parser', 'questions']\nmyst_enable_extensions = ['colon_fence']\n"
-CONF += "locale_dirs = ['locale/']\nhtml_search_language = 'en'\n"
 QUESTION = """::::{question}
 `q` is `(2, 3, 10, 16)`. What shape are the scores of one block?
 
@@ -27,16 +21,12 @@ That is the whole matrix.
 """
 
 
-def page(tmp_path: Path, text: str, language: str = "en", **zh: dict) -> tuple[str, str]:
-    """A one-page site of ``text``, built (``zh``: Chinese catalogs, domain -> entries)."""
-    (folder := tmp_path / "src" / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
-    (tmp_path / "src" / "conf.py").write_text(CONF)
-    (tmp_path / "src" / "index.md").write_text(f"# Page\n\n{text}", encoding="utf-8")
-    for domain, entries in zh.items():  # Sphinx compiles them
-        po = "".join(f'msgid "{english}"\nmsgstr "{text}"\n\n' for english, text in entries.items())
-        (folder / f"{domain}.po").write_text(po, encoding="utf-8")
-    out, warnings = build(tmp_path / "src", language=language)
-    return (out / "index.html").read_text(encoding="utf-8") if not warnings else "", warnings
+def page(app, text: str) -> tuple[str, str]:
+    """The root's one page holding ``text``, built: its HTML (none if it warned), the warnings."""
+    (app.srcdir / "index.md").write_text(f"# Page\n\n{text}", encoding="utf-8")
+    app.build()
+    warnings = app.warning.getvalue()
+    return (app.outdir / "index.html").read_text(encoding="utf-8") if not warnings else "", warnings
 
 
 def choices(html: str) -> list[tuple[str, str, str, str]]:
@@ -47,8 +37,9 @@ def choices(html: str) -> list[tuple[str, str, str, str]]:
             for c, n, *texts in found]  # fmt: skip
 
 
-def test_each_choice_is_folded_with_its_verdict_and_why(tmp_path: Path) -> None:
-    html, warnings = page(tmp_path, QUESTION + "\n" + QUESTION)  # two questions
+@pytest.mark.sphinx("html", testroot="questions")
+def test_each_choice_is_folded_with_its_verdict_and_why(app) -> None:
+    html, warnings = page(app, QUESTION + "\n" + QUESTION)  # two questions
     assert warnings == "" and html.count('<div class="mha-question') == 2 and " open" not in html
     (c1, n1, s1, a1), (c2, n2, s2, a2), (_, n3, *_), (_, n4, *_) = choices(html)
     assert (s1, a1, s2, a2) == ("A (2, 3, 10, 4)", "Right. One row per query.",
@@ -62,15 +53,19 @@ def test_each_choice_is_folded_with_its_verdict_and_why(tmp_path: Path) -> None:
     QUESTION.replace("`q` is `(2, 3, 10, 16)`. What shape are the scores of one block?\n", ""),
     QUESTION.replace("That is the whole matrix.\n", ""), ":::{choice} `x`\nWhy.\n:::\n",
 ])  # fmt: skip
-def test_a_malformed_question_fails_the_build(tmp_path: Path, text: str) -> None:
-    assert "index.md:3: ERROR: expected " in page(tmp_path, text)[1]
+@pytest.mark.sphinx("html", testroot="questions")
+def test_a_malformed_question_fails_the_build(app, text: str) -> None:
+    assert "index.md:3: ERROR: expected " in page(app, text)[1]
 
 
-def test_chinese_text_verdicts_and_notebooks(tmp_path: Path) -> None:
-    index = {"One row per query.": "每个查询一行。", "That is the whole matrix.": "那是整个矩阵。"}
-    sphinx = {questions.RIGHT: "答对了。", questions.WRONG: "不是这个。"}
-    html, _ = page(tmp_path, QUESTION, "zh_CN", index=index, sphinx=sphinx)
+@pytest.mark.sphinx("html", testroot="questions", confoverrides={"language": "zh_CN"})
+def test_chinese_text_and_verdicts(app) -> None:
+    """The root's catalogs translate the page (index.po) and the verdicts (sphinx.po)."""
+    html, _ = page(app, QUESTION)
     assert [c[3] for c in choices(html)] == ["答对了。 每个查询一行。", "不是这个。 那是整个矩阵。"]
+
+
+def test_notebooks_fold_the_choices_in_markdown() -> None:
     markdown = questions.markdown(f"Before.\n\n{QUESTION}\nAfter.\n")
     assert markdown.startswith("Before.\n\n`q` is `(2, 3, 10, 16)`. What") and "{" not in markdown
     folded = re.findall(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", markdown)

@@ -8,13 +8,9 @@ import importlib.util
 import runpy
 from pathlib import Path
 
-import pytest
-
-matplotlib = pytest.importorskip("matplotlib")
-pytest.importorskip("babel")
-pytest.importorskip("docutils")
-matplotlib.use("Agg")
+import matplotlib
 import matplotlib.pyplot as plt
+import pytest
 import site_figures
 from translated_sources import GALLERY, messages, translate_example, with_fonts
 

@@ -4,12 +4,9 @@ on the built site; these tests pin the layout rules on small figures."""
 
 from __future__ import annotations
 
-import pytest
-
-matplotlib = pytest.importorskip("matplotlib")
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+import pytest
 import site_figures
 
 pytestmark = pytest.mark.usefixtures("close_figures")

@@ -3,18 +3,16 @@ JSON; small builds of the page's own directives check pictures, Chinese, warning
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
-from pathlib import Path
 
-import pytest
-from docutils import nodes
-
-pytest.importorskip("sphinx", reason="the site's extensions need Sphinx (the docs extra)")
 import json_directives as bf
+import pytest
 from babel.messages.pofile import read_po
-from sphinx_build import DOCS, build, directive, words
+from docpages import DOCS, directive, words
+from docutils import nodes
 
 BENCH, PAGE = DOCS / "_static" / "bench", "explanation/performance"
 BLOCKS = [directive(PAGE, "bench-table")]  # then the figures'
@@ -67,15 +65,11 @@ def test_the_tables_state_the_json() -> None:
     ]  # fmt: skip
 
 
-CONF = 'extensions = ["myst_parser", "json_directives"]\nlocale_dirs = ["locale/"]\n'
-CONF += "gettext_compact = False\nhtml_search_language = 'en'\n"  # no jieba here
-
-
-def project(tmp_path: Path, page: str = "\n\n".join(BLOCKS), **changes) -> Path:
-    """A site of ``page`` and the benchmark's files (``changes``: name -> edit of its JSON)."""
-    src = tmp_path / "src"
+def project(app, page: str = "\n\n".join(BLOCKS), **changes):
+    """The root's page holding ``page``, the benchmark's files beside it (``changes``: name ->
+    edit of its JSON)."""
+    src = app.srcdir
     shutil.copytree(BENCH, src / "_static" / "bench")
-    (src / "conf.py").write_text(CONF)
     (src / "index.md").write_text(f"# Benchmarks\n\n{page}\n", encoding="utf-8")
     for name, change in changes.items():
         change(data := _json(name))
@@ -83,22 +77,31 @@ def project(tmp_path: Path, page: str = "\n\n".join(BLOCKS), **changes) -> Path:
     return src
 
 
-def test_pictures_alt_texts_and_tables_in_english_and_chinese(tmp_path: Path) -> None:
-    out, warnings = build(project(tmp_path))
+def build(app) -> tuple[str, str]:
+    """Build ``app``: its page's HTML (or catalog template) and the warnings."""
+    app.build()
+    page = app.outdir / ("index.pot" if app.builder.name == "gettext" else "index.html")
+    return page.read_text(encoding="utf-8"), app.warning.getvalue()
+
+
+@pytest.mark.sphinx("html", testroot="json-directives")
+def test_pictures_alt_texts_and_tables_in_english_and_chinese(app, make_app) -> None:
+    src = project(app)
+    html, warnings = build(app)
     assert warnings == ""
-    html = (out / "index.html").read_text(encoding="utf-8")
     assert (
         '<p><picture><source media="(max-width: 540px)" srcset="_static/bench/speed_phone.png 1x, '
         '_static/bench/speed_phone@2x.png 2x"><img src="_static/bench/speed.png" srcset="'
         '_static/bench/speed.png 1x, _static/bench/speed@2x.png 2x" width="700" alt="Three stacked'
     ) in html
     assert html.count("<table") == 3 and "fused path (MiB)" in html and "cache grown by" in html
-    src = project(tmp_path / "zh")  # with the page's Chinese catalog
-    (catalogs := src / "locale/zh_CN/LC_MESSAGES").mkdir(parents=True)
+    (catalogs := src / "locale/zh_CN/LC_MESSAGES").mkdir(parents=True)  # the page's Chinese
     shutil.copy(DOCS / "locale/zh_CN/LC_MESSAGES" / f"{PAGE}.po", catalogs / "index.po")
-    out, warnings = build(src, language="zh_CN")
+    app.cleanup()  # its nodes and catalogs: the next build registers its own
+    zh = make_app("html", srcdir=src, builddir=src / "_build_zh_CN",
+                  confoverrides={"language": "zh_CN"})  # fmt: skip
+    html, warnings = build(zh)
     assert warnings == ""
-    html = (out / "index.html").read_text(encoding="utf-8")
     for kind in ("speed", "memory", "gqa"):  # the figures the benchmark drew in Chinese
         files = bf.figure_files(BENCH, kind, "zh_CN").values()
         assert all(f"_static/bench/{n}" in html and ".zh_CN." in n for n in files)
@@ -107,16 +110,22 @@ def test_pictures_alt_texts_and_tables_in_english_and_chinese(tmp_path: Path) ->
     assert "goal missed" not in html and "fused path" not in html
 
 
-def test_the_catalog_entries_hold_no_number(tmp_path: Path) -> None:
+@pytest.mark.sphinx("gettext", testroot="json-directives")
+def test_the_catalog_entries_hold_no_number(app, make_app) -> None:
     def other_run(data: dict) -> None:
         data["gqa"]["seq"], data["gqa"]["decode"]["step_ms"] = 4096, 98.7
 
-    found = []
+    src, found = project(app), []
+    app.cleanup()  # each run below is a build of its own
     for number, changes in enumerate(({}, {"gqa.json": other_run})):
-        out, warnings = build(project(tmp_path / str(number), **changes), builder="gettext")
+        for name, change in changes.items():
+            change(data := _json(name))
+            (src / "_static" / "bench" / name).write_text(json.dumps(data))
+        run = make_app("gettext", srcdir=src, builddir=src / f"_build{number}", freshenv=True)
+        pot, warnings = build(run)
+        run.cleanup()
         assert warnings == ""
-        with (out / "index.pot").open("rb") as f:
-            found.append({m.id for m in read_po(f) if m.id} - {"Benchmarks"})
+        found.append({m.id for m in read_po(io.BytesIO(pot.encode())) if m.id} - {"Benchmarks"})
     assert found[0] == found[1] == {t for b in BLOCKS for t in words(b).values()}
     assert not [t for t in found[0] if re.search(r"\d", t)]
 
@@ -131,18 +140,22 @@ def test_the_catalog_entries_hold_no_number(tmp_path: Path) -> None:
         ("```{bench-figure} latency\n```", {}, "expected one of speed, memory, gqa, got 'latency'"),
     ],
 )  # fmt: skip
-def test_a_missing_key_or_word_is_a_warning(tmp_path: Path, page, changes, message) -> None:
-    _, warnings = build(project(tmp_path, page, **changes))
+@pytest.mark.sphinx("html", testroot="json-directives")
+def test_a_missing_key_or_word_is_a_warning(app, page, changes, message) -> None:
+    project(app, page, **changes)
+    _, warnings = build(app)
     assert message in warnings and warnings.count("WARNING") + warnings.count("ERROR") == 1
 
 
-def test_a_missing_file_is_a_warning_and_the_json_a_dependency(tmp_path: Path) -> None:
-    src = project(tmp_path)
+@pytest.mark.sphinx("html", testroot="json-directives")
+def test_a_missing_file_is_a_warning_and_the_json_a_dependency(app) -> None:
+    src = project(app)
     (src / "_static" / "bench" / "gqa_phone@2x.png").unlink()
-    _, warnings = build(src)
+    _, warnings = build(app)
     assert "bench-figure gqa: expected the figure _static/bench/gqa_phone@2x.png" in warnings
     shutil.copy(BENCH / "gqa_phone@2x.png", src / "_static" / "bench")
     (gqa := _json("gqa.json"))["gqa"]["decode"]["step_ms"] = 7.777
     (src / "_static" / "bench" / "gqa.json").write_text(json.dumps(gqa))
-    out, warnings = build(src, fresh=False)  # the new JSON and figure re-read the page
-    assert warnings == "" and "7.8 ms" in (out / "index.html").read_text(encoding="utf-8")
+    before = len(warnings)
+    html, warnings = build(app)  # the same environment: the new JSON and figure re-read the page
+    assert warnings[before:] == "" and "7.8 ms" in html

@@ -1,0 +1,10 @@
+extensions = ["sphinx_design", "languages", "page_rules"]
+html_theme, html_search_language = "pydata_sphinx_theme", "en"
+gettext_auto_build = False  # the site's interface catalog, sphinx.po (locale_dirs: the test's)
+
+
+def setup(app):  # sphinx-gallery's image node, as on the site
+    from sphinx_gallery.directives import ImageSg, imagesg_addnode
+
+    app.add_directive("image-sg", ImageSg)
+    imagesg_addnode(app)
