@@ -101,6 +101,13 @@ def tests(session: nox.Session) -> None:
     )
 
 
+# The package's and the benchmark's gettext catalogs: (domain, sources, catalogs, keywords).
+# tests/test_messages.py checks them; ``nox -s translations -- update`` extracts and compiles.
+PACKAGE_CATALOGS = (
+    ("mha", "src/mha", "src/mha/locale", ("_", "N_", "pgettext:1c,2")),
+    ("bench", "benchmarks/bench.py", "benchmarks/locale", ("tr:1", "N_")),
+)
+
 # The build's tests (docs/_ext and the catalogs), apart from the package's: they need the docs
 # extra. nox -s docs runs them but the catalogs' (tests_build/catalogs), which nox -s translations
 # runs after bringing the catalogs up to date.
@@ -239,18 +246,32 @@ def translations(session: nox.Session) -> None:
     the last ``nox -s docs``); sphinx-intl updates the .po files from them (new entries empty,
     changed ones fuzzy, removed ones dropped) and prints how much is translated. A catalog the
     update changed was stale: ``git diff`` shows it, against git's index (stage your own edits
-    first). The package's and the benchmark's catalogs are checked the same way
-    (docs/locale/package_catalog.py). Then the catalogs' own tests run (tests_build/catalogs).
-    ``nox -s translations -- update`` only brings the catalogs up to date.
+    first). Then the catalogs' own tests run (tests_build/catalogs), and the package's and the
+    charts' catalogs' (tests/test_messages.py: every message of the code translated, none
+    unused, each .mo its .po compiled). ``nox -s translations -- update`` only brings the
+    catalogs up to date, the package's too (Babel's extract, update and compile).
     """
     python = shared_env(session, "docs,test")
     templates = BUILD / "gettext"
     shutil.rmtree(templates, ignore_errors=True)
     env = {"PYTHONPATH": EXTENSIONS}  # catalogs.py reads the flag of translated_sources.py
     session.run(python, "docs/locale/catalogs.py", str(templates), env=env, external=True)
-    # the package's and the benchmark's own catalogs (src/mha/locale, benchmarks/locale)
-    mode = "update" if "update" in session.posargs else "check"
-    session.run(python, "docs/locale/package_catalog.py", mode, external=True)
+    if "update" in session.posargs:  # the package's and the charts' catalogs (tests/ checks them)
+        babel = (python, "-m", "babel.messages.frontend")
+        for domain, sources, locale, keywords in PACKAGE_CATALOGS:
+            pot = str(BUILD / "package-gettext" / f"{domain}.pot")  # not among the pages'
+            marks = [f"--keyword={k}" for k in keywords]
+            extract = ("extract", "--no-location", "--add-comments=TRANSLATORS:", *marks)
+            session.run(*babel, *extract, "--output", pot, sources, external=True)
+            options = (
+                "--ignore-obsolete",
+                "--previous",
+                "--width=100",
+                "--ignore-pot-creation-date",
+            )
+            session.run(*babel, "update", *options, "-i", pot, "-d", locale, "-D", domain,
+                        external=True)  # fmt: skip
+            session.run(*babel, "compile", "-d", locale, "-D", domain, external=True)
     intl = (python, "-m", "sphinx_intl")
     locale = str(LOCALE.relative_to(ROOT))
     update = ("update", "-p", str(templates), "-d", locale, "--line-width", "0", "--no-obsolete")
@@ -276,6 +297,8 @@ def translations(session: nox.Session) -> None:
         *session.posargs,
         external=True,
     )
+    catalogs = "catalog or chart_label or message_of_the_code"  # the package's (tests/)
+    session.run(python, "-m", "pytest", "tests/test_messages.py", "-k", catalogs, external=True)
 
 
 @nox.session(python="3.11")

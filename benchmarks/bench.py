@@ -489,7 +489,7 @@ SIZES = {"": FIGURE_WIDTH, site_figures.PHONE: site_figures.PHONE_WIDTH}
 # The charts' labels in the site's other languages: gettext catalogs of their own domain,
 # benchmarks/locale/<language>/LC_MESSAGES/bench.po (the English label, a format string where the
 # label has values -> its translation, with the same fields), each compiled to the bench.mo
-# beside it by docs/locale/package_catalog.py. Names (ms, mha / torch, batch_first=True, the
+# beside it by nox -s translations -- update. Names (ms, mha / torch, batch_first=True, the
 # machine) stay as they are.
 LOCALE = ROOT / "benchmarks" / "locale"
 # the files of a language other than English: name.<language>.png

@@ -347,7 +347,7 @@ def test_every_message_of_the_code_has_its_chinese_in_the_shipped_catalog():
     used = {m for path in SOURCES for m in _message_ids(path)}
     assert len(used) > 100  # the extraction found the package's messages
     missing = sorted((c or "", m) for c, m in used if not CHINESE.search(compiled.get((c, m), "")))
-    assert missing == [], "python docs/locale/package_catalog.py update, then translate them"
+    assert missing == [], "nox -s translations -- update, then translate them"
     catalog = _i18n.translation("zh_CN")
     for context, message in used:  # and gettext reads them
         chinese = catalog.pgettext(context, message) if context else catalog.gettext(message)
@@ -361,7 +361,19 @@ def test_every_chart_label_has_its_chinese():
     used = set(_message_ids(BENCH / "bench.py", markers=("tr", "N_")))
     assert len(used) > 15
     missing = sorted(m for c, m in used if not CHINESE.search(compiled.get((c, m), "")))
-    assert missing == [], "python docs/locale/package_catalog.py update, then translate them"
+    assert missing == [], "nox -s translations -- update, then translate them"
+
+
+@pytest.mark.parametrize("catalog", [CATALOG, BENCH_CATALOG], ids=["mha", "bench"])
+def test_every_entry_of_the_catalogs_is_used(catalog):
+    """No entry of mha.po (bench.po) that the code no longer has (``nox -s translations --
+    update`` drops them)."""
+    used = {
+        "mha": {m for path in SOURCES for m in _message_ids(path)},
+        "bench": set(_message_ids(BENCH / "bench.py", markers=("tr", "N_"))),
+    }[catalog.name]
+    entries = {(c, m) for c, m, _s, _flags in _read_po(catalog.with_suffix(".po")) if m}
+    assert entries - used == set(), "nox -s translations -- update drops them"
 
 
 @pytest.mark.parametrize("catalog", [CATALOG, BENCH_CATALOG], ids=["mha", "bench"])

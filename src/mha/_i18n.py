@@ -6,7 +6,7 @@ its fields filled in after; :func:`pgettext` where one English text needs two re
 another language (``" or "`` between numbers of dimensions, between shapes), :func:`N_` where a
 message is written in a table and worded later. The other languages are catalogs shipped in the
 package, ``mha/locale/<lang>/LC_MESSAGES/mha.mo``, each compiled from the ``mha.po`` beside it
-(``docs/locale/package_catalog.py`` extracts, updates and compiles them). A message is worded
+(``nox -s translations -- update`` extracts, updates and compiles them). A message is worded
 only when it is shown: a passing check calls none of these functions.
 
 The language, the first of:
