@@ -5,7 +5,7 @@ The Chinese edition's figures are drawn by the Chinese examples, whose font list
 OFL.txt beside this file). The whole font is 16 MB with every weight of every CJK script; the
 figures need a few hundred characters. This script collects every character of the strings in
 the Chinese code (the ``msgctxt "string"`` entries of ``docs/locale/<language>/LC_MESSAGES/
-auto_examples``, which hold the figures' labels) and in the benchmark's charts' labels
+auto_examples``, which hold the figures' labels, and the gallery's own strings) and in the benchmark's charts' labels
 (``benchmarks/locale/<language>/LC_MESSAGES/bench.po``), and writes the regular weight of the Simplified Chinese font with those, the
 printable ASCII and matplotlib's minus sign only, to ``NotoSansCJKsc-Regular-subset.otf``.
 
@@ -17,6 +17,7 @@ fonts-noto-cjk``), or any NotoSansCJK-Regular.ttc given with ``--source``.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from pathlib import Path
 
@@ -39,6 +40,11 @@ def label_characters(locale: Path = LOCALE) -> set[str]:
     for catalog in sorted(locale.glob("*/LC_MESSAGES/auto_examples/**/*.po")):
         with catalog.open("rb") as f:
             characters |= {c for m in read_po(f) if m.context == "string" for c in m.string}
+    for script in sorted(HERE.parents[1].glob("gallery/**/plot_*.py")):  # data in Chinese too
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+        characters |= {
+            c for n in ast.walk(tree) if isinstance(n, ast.Constant) for c in str(n.value)
+        }
     for catalog in sorted(BENCH.glob("*/LC_MESSAGES/bench.po")):
         with catalog.open("rb") as f:
             characters |= {c for message in read_po(f) if message.id for c in message.string}
