@@ -16,7 +16,7 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
-from questions import markdown
+from questions import folded, markdown
 from sphinx.util import docname_join, logging
 from sphinx_design.dropdown import DropdownDirective
 
@@ -30,12 +30,6 @@ HIDDEN = {"hide-cell": ("source_hidden", "outputs_hidden"), "hide-input": ("sour
 def closes(line: str, fence: str) -> bool:
     """Whether ``line`` closes a MyST fence opened with ``fence`` (``:::``, a run of backticks)."""
     return len(line.strip()) >= len(fence) and set(line.strip()) == {fence[0]}
-
-
-def folded(title: str, body: str) -> str:
-    """A dropdown as Jupyter shows it folded (a ``<summary>`` reads HTML, not Markdown)."""
-    title = re.sub(r"`([^`]+)`", r"<code>\1</code>", title)
-    return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>"
 
 
 def _split_dropdowns(source: str) -> list[str]:
