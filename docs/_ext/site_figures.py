@@ -178,12 +178,8 @@ def relayout_for_phone(fig) -> bool:
         panel = min(cell * data[0] / data[1], 2.8) + 0.9
     else:
         panel = min(max(height / nrows * 0.9, 2.3), 3.2)
-    below = [
-        a
-        for a in axes
-        if a.get_legend()
-        and a.get_legend().get_bbox_to_anchor().transformed(a.transAxes.inverted()).x0 >= 1
-    ]
+    anchors = {a: a.get_legend().get_bbox_to_anchor() for a in axes if a.get_legend()}
+    below = [a for a, box in anchors.items() if box.transformed(a.transAxes.inverted()).x0 >= 1]
     legends = sum(0.25 * len(ax.get_legend().get_texts()) + 0.3 for ax in below)
     if (rows, cols) != (nrows, ncols):
         _regrid(fig, axes, rows, cols)
