@@ -19,8 +19,7 @@ class MissingGlyphs(Exception):
 
 
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery's matplotlib scraper; then each figure's glyphs checked, and its phone
-    version saved where ``site_figures.relayout_for_phone`` lays it out again."""
+    """sphinx-gallery's matplotlib scraper; then glyphs checked, phone copies saved if relaid."""
     import matplotlib.pyplot as plt
     from sphinx_gallery.scrapers import matplotlib_scraper
 

@@ -10,8 +10,7 @@ number is written once, by the program that measured it, never typed into a page
 
 A directive's content holds its words, ``key: text`` a line, with named placeholders for the
 numbers (``{seq}``): entries of the page's catalog (the node is translatable) that hold no number.
-A missing file or key is a warning that names it, and the node is dropped.
-"""
+A missing file or key is a warning that names it, and the node is dropped."""
 
 from __future__ import annotations
 
@@ -73,8 +72,7 @@ class Messages(dict):
 
 
 def table(head: list, rows: list, classes: tuple[str, ...] = ()) -> nodes.table:
-    """A table with a header row, as a Markdown table is; a row: its cells (texts or nodes), or
-    ``(cells, classes)``."""
+    """A table with a header row; a row is its cells (texts or nodes), or ``(cells, classes)``."""
 
     def row(cells: list, classes: list[str] | None = None) -> nodes.row:
         texts = [[nodes.Text(c)] if isinstance(c, str) else c for c in cells]
@@ -341,8 +339,7 @@ class json_output(nodes.General, nodes.Element, addnodes.translatable):
 
 
 class JsonDirective(SphinxDirective):
-    """One of the directives: its arguments (``kind``, then ``PATH`` where it takes one), its
-    content the words (``key: text`` a line)."""
+    """One of :data:`DIRECTIVES`: ``kind``, ``PATH`` where it takes them; ``key: text`` lines."""
 
     optional_arguments = 2
     has_content = True

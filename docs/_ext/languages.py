@@ -50,8 +50,7 @@ def _notebooks_beside_the_site(app) -> None:
 
 
 def _chinese_search(app, config) -> None:
-    """Sphinx's Chinese search (jieba), with a stemmer name that exists; only for a Chinese
-    search index (importing it imports jieba)."""
+    """Sphinx's Chinese search, with a stemmer name that exists (only there: it imports jieba)."""
     if not (config.html_search_language or config.language).startswith("zh"):
         return
     from sphinx.search.zh import SearchChinese

@@ -6,8 +6,7 @@
 - **Phone figures**: a gallery figure with a phone version (``<name>_phone.png``, drawn by
   ``gallery_figures``) is a ``<picture>`` serving it to screens of at most 540 px.
 - **Math**: a word subscript is upright, ``d_{\\text{model}}`` (TeX sets ``d_{model}`` as a
-  product of italic letters); ``\\(\\sqrt{d_k}\\)`` in a heading is ``√d_k`` in the tab title.
-"""
+  product of italic letters); ``\\(\\sqrt{d_k}\\)`` in a heading is ``√d_k`` in the tab title."""
 
 from __future__ import annotations
 

@@ -130,8 +130,7 @@ def code_pieces(code: str) -> list[Piece]:
 
 
 def translate_code(code: str, entries: dict[str, str]) -> str:
-    """``code`` with each comment and string of :func:`code_pieces` that has an entry translated:
-    every other character, sphinx-gallery's configuration comments included, as it was."""
+    """``code`` with each comment and string of :func:`code_pieces` that has an entry translated."""
     for piece in reversed(code_pieces(code)):
         if (piece.kind, piece.msgid) in entries:
             translated = piece.render(entries[piece.kind, piece.msgid])

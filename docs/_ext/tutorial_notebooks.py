@@ -104,8 +104,7 @@ def _link(app, base: str, role: str, text: str) -> str | None:
 
 
 def plain_links(app, exception) -> None:
-    """Every notebook offered for download, its roles as links a reader can follow; a role it
-    cannot resolve warns and stays."""
+    """Each notebook for download, its roles as links to the site; one it cannot resolve warns."""
     if exception is not None or app.builder.format != "html":
         return
 
