@@ -1,12 +1,8 @@
 """The gallery's figures: sphinx-gallery's matplotlib scraper, then each figure checked for
 glyphs its font lacks and laid out again for a phone (``<name>_phone.png``, also at 2x), which
-``page_rules`` serves to phones.
-
-Each edition's examples draw their figures in its language (``translated_sources``), the
-Chinese ones with the font list of ``site_figures.CJK_FONTS``. Importing this module registers
-the shipped Chinese font with matplotlib: sphinx-gallery's worker processes import it to unpickle
-the scraper, before they run any example, and the Sphinx process when it loads the extension.
-"""
+``page_rules`` serves to phones. Importing this module registers the shipped Chinese font with
+matplotlib: sphinx-gallery's worker processes import it to unpickle the scraper, before they run
+any example, and the Sphinx process when it loads the extension."""
 
 from __future__ import annotations
 
@@ -23,9 +19,7 @@ class MissingGlyphs(Exception):
 
 
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery's matplotlib scraper; then each figure's glyphs checked, and the figure
-    laid out for a phone and saved again (``site_figures.relayout_for_phone``) where it is a
-    grid of panels too wide for one."""
+    """sphinx-gallery's matplotlib scraper; then glyphs checked, phone copies saved if relaid."""
     import matplotlib.pyplot as plt
     from sphinx_gallery.scrapers import matplotlib_scraper
 
@@ -34,8 +28,7 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     handed_out = len(paths)
     rst = matplotlib_scraper(block, block_vars, gallery_conf)
     for fig, path in zip(figures, map(Path, paths.paths[handed_out:]), strict=True):
-        lacking = lacking_glyphs(fig)
-        if lacking:
+        if lacking := lacking_glyphs(fig):
             raise MissingGlyphs(
                 f"expected every character of {path.name} in its fonts, got none for {lacking}: "
                 "run `nox -s fonts` to cut the Chinese font again with them"

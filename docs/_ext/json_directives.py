@@ -10,8 +10,7 @@ number is written once, by the program that measured it, never typed into a page
 
 A directive's content holds its words, ``key: text`` a line, with named placeholders for the
 numbers (``{seq}``): entries of the page's catalog (the node is translatable) that hold no number.
-A missing file or key is a warning that names it, and the node is dropped.
-"""
+A missing file or key is a warning that names it, and the node is dropped."""
 
 from __future__ import annotations
 
@@ -39,10 +38,10 @@ class DataError(Exception):
     """A directive's JSON, a file it names, or its content, lacks what the directive needs."""
 
 
-def read_json(path: Path, shown: str, writer: str) -> dict:
-    """The JSON object at ``path`` (``shown`` names it in errors; ``writer`` says what writes it)."""
-    if not path.is_file():
-        raise DataError(f"expected {shown}, got no such file ({writer} writes it)")
+def read_json(app, node: json_output, writer: str) -> dict:
+    """The node's JSON object (``writer``, what writes it, is named when there is none)."""
+    if not (path := Path(app.srcdir, node["path"])).is_file():
+        raise DataError(f"expected {node['shown']}, got no such file ({writer} writes it)")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -73,8 +72,7 @@ class Messages(dict):
 
 
 def table(head: list, rows: list, classes: tuple[str, ...] = ()) -> nodes.table:
-    """A table with a header row, as a Markdown table is. A row is its cells (a text, or nodes),
-    or ``(cells, classes)`` for a row with classes of its own."""
+    """A table with a header row; a row is its cells (texts or nodes), or ``(cells, classes)``."""
 
     def row(cells: list, classes: list[str] | None = None) -> nodes.row:
         texts = [[nodes.Text(c)] if isinstance(c, str) else c for c in cells]
@@ -151,9 +149,8 @@ def bench_figure(app, node: json_output, messages: Messages) -> list[nodes.Node]
     """The figure as a ``<picture>`` in the page's language, then the table of its numbers."""
     kind, folder = node["kind"], Path(app.srcdir, node["folder"])
     names = figure_files(folder, kind, app.config.language)
-    for name in names.values():
-        if not (folder / name).is_file():
-            raise DataError(f"expected the figure {node['folder']}/{name}, got no such file")
+    if missing := [name for name in names.values() if not (folder / name).is_file()]:
+        raise DataError(f"expected the figure {node['folder']}/{missing[0]}, got no such file")
     url = relative_uri(app.builder.get_target_uri(node["docname"]), node["folder"])
     files = {key: f"{url}/{name}" for key, name in names.items()}
     width = struct.unpack(">I", (folder / names["1x"]).read_bytes()[16:20])[0]  # the PNG's
@@ -163,14 +160,12 @@ def bench_figure(app, node: json_output, messages: Messages) -> list[nodes.Node]
         f'{files["2x"]} 2x" width="{width}" alt="{html.escape(messages["alt"])}"></picture></p>'
     ), format="html")]  # fmt: skip
     if kind in FIGURE_TABLES:
-        results = read_json(Path(app.srcdir, node["path"]), node["shown"], BENCH_WRITER)
-        written.append(FIGURE_TABLES[kind](results, messages))
+        written.append(FIGURE_TABLES[kind](read_json(app, node, BENCH_WRITER), messages))
     return written
 
 
 def bench_table(app, node: json_output, messages: Messages) -> nodes.Node:
-    results = read_json(Path(app.srcdir, node["path"]), node["shown"], BENCH_WRITER)
-    return speed_table(results, messages)
+    return speed_table(read_json(app, node, BENCH_WRITER), messages)
 
 
 # ---- What heads learn ----------------------------------------------------------------------------
@@ -209,13 +204,11 @@ def seeds_table(data: dict, messages: Messages) -> nodes.table:
             others = [w for h, w in enumerate(without) if h != needed]
             weights = f" ({on_target[needed]:.2f} / {on_other[needed]:.2f})"
             rows.append([
-                str(seed),
-                messages[f"task_{task}"],
+                str(seed), messages[f"task_{task}"],
                 f"{looking} ({on_target[looking]:.2f} / {on_other[looking]:.2f})",
                 [nodes.strong("", str(needed)), nodes.Text(weights)]
                 if needed != looking else f"{needed}{weights}",
-                f"{without[needed]:.3f}",
-                f"{min(others):.3f}" if others else "",
+                f"{without[needed]:.3f}", f"{min(others):.3f}" if others else "",
             ])  # fmt: skip
     keys = ("seed", "task", "looking", "needed", "without", "others")
     return table([messages[k] for k in keys], rows)
@@ -236,8 +229,7 @@ HEAD_TABLES = {"ablation": ablation_table, "seeds": seeds_table, "price": price_
 
 
 def head_table(app, node: json_output, messages: Messages) -> nodes.Node:
-    data = read_json(Path(app.srcdir, node["path"]), node["shown"], HEADS_WRITER)
-    return HEAD_TABLES[node["kind"]](data, messages)
+    return HEAD_TABLES[node["kind"]](read_json(app, node, HEADS_WRITER), messages)
 
 
 def script_json(value: object) -> str:
@@ -281,7 +273,7 @@ def try_html(data: dict, messages: Messages) -> str:
 
 def head_explorer(app, node: json_output, messages: Messages) -> nodes.Node:
     """The explorer's container, what to try, and the data and words for its script."""
-    data = read_json(Path(app.srcdir, node["path"]), node["shown"], HEADS_WRITER)
+    data = read_json(app, node, HEADS_WRITER)
     region, noscript = html.escape(messages["region"]), html.escape(messages["noscript"])
     written = (
         f'<div class="head-explorer" role="region" aria-label="{region}"'
@@ -310,9 +302,8 @@ GLOBALS = {"head_explorer_data": "head_explorer", "head_explorer_parity": "head_
 
 
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
-    """sphinx-gallery scraper: save the example's :data:`GLOBALS` as ``<example>.<suffix>.json``
-    beside the generated example (a reader who runs it gets no file; a rebuild that does not run
-    it keeps them), only when changed, so that the page that depends on it is read again then."""
+    """sphinx-gallery scraper: :data:`GLOBALS` as ``<example>.<suffix>.json`` beside the generated
+    example (not by a reader's run; kept when not run), written when changed: its page is reread."""
     found = block_vars.get("example_globals", {})
     for name, suffix in GLOBALS.items():
         if isinstance(found.get(name), dict):
@@ -348,8 +339,7 @@ class json_output(nodes.General, nodes.Element, addnodes.translatable):
 
 
 class JsonDirective(SphinxDirective):
-    """One of the directives: its arguments (``kind``, then ``PATH`` where it takes one), its
-    content the words (``key: text`` a line)."""
+    """One of :data:`DIRECTIVES`: ``kind``, ``PATH`` where it takes them; ``key: text`` lines."""
 
     optional_arguments = 2
     has_content = True
@@ -361,16 +351,15 @@ class JsonDirective(SphinxDirective):
         kind = self.arguments[0] if kinds else ""
         if kinds and kind not in kinds:
             raise self.error(f"expected one of {', '.join(kinds)}, got {kind!r}")
-        folder, files = Path(self.env.srcdir, self.config.bench_figures_dir), []
+        folder = Path(self.env.srcdir, self.config.bench_figures_dir)
         data = f"/{self.config.bench_figures_dir}/{FIGURE_DATA.get(kind, 'results.json')}"
         data = data if self.name.startswith("bench-") else self.arguments[-1]
-        if self.name == "bench-figure":  # its files
-            files = [folder / n for n in figure_files(folder, kind, self.config.language).values()]
+        files = figure_files(folder, kind, self.config.language) if kind in FIGURE_DATA else {}
         # the data's path in the source folder, its links not followed (relfn2path resolves them,
         # and the Chinese build's source folder links to docs/: nox -s docs)
         base = "" if data.startswith("/") else posixpath.dirname(self.env.docname)
         relative = posixpath.normpath(posixpath.join(base, data.lstrip("/")))
-        for path in [Path(self.env.srcdir, relative), *files]:
+        for path in [Path(self.env.srcdir, relative), *(folder / n for n in files.values())]:
             self.env.note_dependency(path)
         node = json_output(directive=self.name, kind=kind, path=relative, shown=data.lstrip("/"))
         node["templates"], node["docname"] = self.templates(), self.env.docname

@@ -1,7 +1,6 @@
-"""The site's two editions, English and Chinese, built from one source tree.
-
-``nox -s docs`` builds English into ``_build/html/en`` and, side by side, Chinese into
-``_build/html/zh_CN`` (``-D language=zh_CN``) from the gettext catalogs. Beyond the pages' catalogs, the Chinese edition needs:
+"""The site's two editions from one source tree: ``nox -s docs`` builds English into
+``_build/html/en`` and, side by side, Chinese (``-D language=zh_CN``, from the gettext catalogs)
+into ``_build/html/zh_CN``. Beyond the pages' catalogs, the Chinese edition needs:
 
 - **Lines no page catalog holds** (:func:`translate_interface`): sphinx-gallery's own sentences
   ("Go to the end to download the full example code", the running time, the download links, its
@@ -11,8 +10,7 @@
 - **Search**: Sphinx 9.0's Chinese search writes ``window.Stemmer = ChineseStemmer``, a name its
   ``language_data.js`` never defines; the class registered here stems Latin words as English.
 - **Executed notebooks**: myst-nb writes them to ``<output folder>/../jupyter_execute``, inside
-  the site for ``_build/html/en``: each language writes them to ``_build/jupyter_execute/<lang>``.
-"""
+  the site for ``_build/html/en``: each language's go to ``_build/jupyter_execute/<lang>``."""
 
 from __future__ import annotations
 
@@ -31,13 +29,9 @@ RUNNING = "Total running time of the script:"
 MINUTES_SECONDS = "{minutes} minutes {seconds} seconds"
 # sphinx-gallery's running time, "(0 minutes 0.961 seconds)" (plain text), and its words
 RUNNING_TIME = re.compile(r"^\s*\((\d+) minutes ([\d.]+) seconds\)\s*$")
-DOWNLOADS = [
-    "Download Jupyter notebook:",
-    "Download Python source code:",
-    "Download zipped:",
-    "Download all examples in Python source code:",
-    "Download all examples in Jupyter notebooks:",
-]
+DOWNLOADS = ["Download Jupyter notebook:", "Download Python source code:", "Download zipped:",
+             "Download all examples in Python source code:",
+             "Download all examples in Jupyter notebooks:"]  # fmt: skip
 # (the nodes, the class they carry or None, their text)
 WHOLE_TEXTS = [
     (nodes.Element, "sphx-glr-download-link-note", GO_TO_THE_END),  # the link's text ...
@@ -56,8 +50,7 @@ def _notebooks_beside_the_site(app) -> None:
 
 
 def _chinese_search(app, config) -> None:
-    """Sphinx's Chinese search (jieba), with a stemmer name that exists; only for a Chinese
-    search index (importing it imports jieba)."""
+    """Sphinx's Chinese search, with a stemmer name that exists (only there: it imports jieba)."""
     if not (config.html_search_language or config.language).startswith("zh"):
         return
     from sphinx.search.zh import SearchChinese

@@ -87,7 +87,6 @@ INSTALL_NOTE = (  # on each example's page, under sphinx-gallery's note on its d
     "notebook's first cell runs the same command): :install:`matplotlib`."
 )
 
-
 # After each install line, in the page's language (entries of sphinx.po); {page} is the link.
 CPU_NOTE = (
     "On Linux, pip takes PyTorch's CUDA build for this line, several gigabytes. For the "

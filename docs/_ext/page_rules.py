@@ -6,8 +6,7 @@
 - **Phone figures**: a gallery figure with a phone version (``<name>_phone.png``, drawn by
   ``gallery_figures``) is a ``<picture>`` serving it to screens of at most 540 px.
 - **Math**: a word subscript is upright, ``d_{\\text{model}}`` (TeX sets ``d_{model}`` as a
-  product of italic letters); ``\\(\\sqrt{d_k}\\)`` in a heading is ``√d_k`` in the tab title.
-"""
+  product of italic letters); ``\\(\\sqrt{d_k}\\)`` in a heading is ``√d_k`` in the tab title."""
 
 from __future__ import annotations
 
@@ -77,8 +76,7 @@ def picture(self, node: nodes.Element, start: int, add_2x: bool) -> None:
     img = self.body[start] if start < len(self.body) else ""
     if found is None or not img.startswith("<img "):
         return
-    name = found["name"]
-    folder = f"{self.builder.imgpath}/"
+    name, folder = found["name"], f"{self.builder.imgpath}/"
     if add_2x and " srcset=" not in img and _copy(self.builder, f"{name}{RETINA}.png"):
         srcset = f"{folder}{name}.png, {folder}{name}{RETINA}.png 2x"
         img = f'<img srcset="{html.escape(srcset)}" {img.removeprefix("<img ")}'
@@ -118,13 +116,6 @@ TEX_TEXT = [(re.compile(pattern), text) for pattern, text in (
 INLINE_MATH = re.compile(r"^\\\((.*)\\\)$", re.DOTALL)
 
 
-def tex_to_text(tex: str) -> str:
-    """``\\sqrt{d_k}`` -> ``√d_k``: TeX as the plain text of a tab title."""
-    for pattern, replacement in TEX_TEXT:
-        tex = pattern.sub(replacement, tex)
-    return tex.strip()
-
-
 def upright_word_subscripts(app, doctree, docname: str) -> None:
     """Set every subscript of three letters or more upright, in every formula of the page."""
     for node in list(doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))):
@@ -134,11 +125,14 @@ def upright_word_subscripts(app, doctree, docname: str) -> None:
 
 
 def plain_text_title(app, pagename, templatename, context, doctree) -> None:
-    """The tab title's math as Unicode text."""
+    """The tab title's math as Unicode text: ``\\sqrt{d_k}`` -> ``√d_k``."""
     title = BeautifulSoup(context.get("title") or "", "html.parser")
     for span in title.find_all("span", class_="math"):
         if tex := INLINE_MATH.match(span.get_text()):
-            span.replace_with(NavigableString(tex_to_text(tex[1])))
+            text = tex[1]
+            for pattern, replacement in TEX_TEXT:
+                text = pattern.sub(replacement, text)
+            span.replace_with(NavigableString(text.strip()))
             context["title"] = str(title)
 
 

@@ -76,6 +76,12 @@ def html_end(self, node: nodes.Element) -> None:
         self.body.append("</div>\n" if isinstance(node, question) else "</div></details>\n")
 
 
+def folded(title: str, body: str) -> str:
+    """A dropdown as Jupyter shows it folded (a ``<summary>`` reads HTML, not Markdown)."""
+    title = re.sub(r"`([^`]+)`", r"<code>\1</code>", title)
+    return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>"
+
+
 def markdown(text: str) -> str:
     """The ``{question}`` blocks of a MyST text in Markdown: each choice a folded ``<details>``."""
 
@@ -84,9 +90,7 @@ def markdown(text: str) -> str:
         for letter, (label, body) in zip(LETTERS, CHOICE.findall(match[2]), strict=False):
             why = body.strip().removeprefix(":correct:")  # the verdict in the page's language
             verdict = _(WRONG) if why == body.strip() else _(RIGHT)
-            label = re.sub(r"`([^`]+)`", r"<code>\1</code>", label.strip())  # in HTML
-            parts.append(f"<details><summary>{letter}. {label}</summary>\n\n**{verdict}** "
-                         f"{why.strip()}\n\n</details>")  # fmt: skip
+            parts.append(folded(f"{letter}. {label.strip()}", f"**{verdict}** {why.strip()}"))
         return "\n\n".join(parts)
 
     return QUESTION.sub(written, text)

@@ -2,11 +2,8 @@
 used by the gallery's scraper, ``gallery_figures``, and by ``benchmarks/bench.py``).
 
 Each edition's figures are drawn by its own code: a Chinese example has Chinese labels
-(``translated_sources``) and sets :data:`CJK_FONTS`. The build registers the shipped subset of
-Noto Sans CJK SC (``_fonts/``, SIL OFL) under that name (:func:`register_font`), and
-:func:`lacking_glyphs` checks that no figure draws a box for a character its font lacks.
-:func:`relayout_for_phone` lays a figure drawn for the 7 in column out again for a phone.
-"""
+(``translated_sources``) and sets :data:`CJK_FONTS`, among them the shipped subset of Noto Sans
+CJK SC (``_fonts/``, SIL OFL), which :func:`register_font` makes one of matplotlib's fonts."""
 
 from __future__ import annotations
 
@@ -150,10 +147,9 @@ def _regrid(fig, axes, rows: int, cols: int) -> None:
 
 
 def relayout_for_phone(fig) -> bool:
-    """Lay ``fig`` out again :data:`PHONE_WIDTH` wide: panels stacked (two to a row when they are
-    four or more images), legends beside a panel moved below it, tick labels following the new
-    grid, long titles wrapped. False if it is not a grid of panels wider than that (a free
-    drawing is left as it is: draw it narrow to begin with)."""
+    """Lay ``fig`` out again :data:`PHONE_WIDTH` wide: panels stacked (two to a row if four or more
+    images), legends beside a panel moved below it, ticks following the grid, long titles wrapped.
+    False if it is not a grid of panels wider than that (draw a free drawing narrow instead)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     width, height = fig.get_size_inches()
@@ -178,12 +174,8 @@ def relayout_for_phone(fig) -> bool:
         panel = min(cell * data[0] / data[1], 2.8) + 0.9
     else:
         panel = min(max(height / nrows * 0.9, 2.3), 3.2)
-    below = [
-        a
-        for a in axes
-        if a.get_legend()
-        and a.get_legend().get_bbox_to_anchor().transformed(a.transAxes.inverted()).x0 >= 1
-    ]
+    anchors = {a: a.get_legend().get_bbox_to_anchor() for a in axes if a.get_legend()}
+    below = [a for a, box in anchors.items() if box.transformed(a.transAxes.inverted()).x0 >= 1]
     legends = sum(0.25 * len(ax.get_legend().get_texts()) + 0.3 for ax in below)
     if (rows, cols) != (nrows, ncols):
         _regrid(fig, axes, rows, cols)

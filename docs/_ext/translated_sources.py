@@ -2,10 +2,9 @@
 shows what its Chinese download prints and draws. Catalog entries replace whole paragraphs,
 headings, list items and table cells (:func:`translate_text`) and a code block's comments and
 strings (:func:`translate_code`), never its code; a translated example that draws sets a
-Chinese font list. The build
-translates the gallery into ``_build/gallery/<language>`` (``config-inited``), the executed
-pages' code when read (``source-read``) and the tutorial's notebooks for download at its end.
-"""
+Chinese font list. The build translates the gallery into ``_build/gallery/<language>``
+(``config-inited``), the executed pages' code when read (``source-read``) and the tutorial's
+notebooks for download at its end."""
 
 from __future__ import annotations
 
@@ -101,18 +100,13 @@ def code_pieces(code: str) -> list[Piece]:
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError):  # not Python: a shell's comments
-        return [
-            Piece(m.start(), m.end(), text(m[0]), "comment") for m in SHELL_COMMENT.finditer(code)
-        ]
+        shell = SHELL_COMMENT.finditer(code)
+        return [Piece(m.start(), m.end(), text(m[0]), "comment") for m in shell]
     try:
         tree = ast.parse(MAGIC.sub("", code))
-        keys = [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript)]
-        keys += [
-            k.value
-            for n in ast.walk(tree)
-            for k in getattr(n, "keywords", ())
-            if k.arg not in SHOWN_AS
-        ]
+        walked = list(ast.walk(tree))
+        keys = [n.slice for n in walked if isinstance(n, ast.Subscript)]
+        keys += [n.value for n in walked if isinstance(n, ast.keyword) and n.arg not in SHOWN_AS]
     except SyntaxError:  # an output, not code: no strings
         tree, keys = None, []
     used, previous = spans(keys), None  # previous: the last comment alone on its line
@@ -123,13 +117,11 @@ def code_pieces(code: str) -> list[Piece]:
         comment = t.type == tokenize.COMMENT and not TOOL_DIRECTIVE.match(t.string)
         if comment:
             if alone and previous == (row - 1, column):
-                found[-1] = found[-1]._replace(
-                    end=end, msgid=f"{found[-1].msgid}\n{text(t.string)}"
-                )
+                last = found[-1]
+                found[-1] = last._replace(end=end, msgid=f"{last.msgid}\n{text(t.string)}")
             else:
-                found.append(
-                    Piece(start, end, text(t.string), "comment", at, t.line[:column] * alone)
-                )
+                piece = Piece(start, end, text(t.string), "comment", at, t.line[:column] * alone)
+                found.append(piece)
         elif t.type == tokenize.STRING and tree and not any(a <= at < b for a, b in used):
             prefix, quote, body = STRING.match(t.string).groups()
             found.append(Piece(start, end, body, "string", at, prefix, quote))
@@ -138,9 +130,7 @@ def code_pieces(code: str) -> list[Piece]:
 
 
 def translate_code(code: str, entries: dict[str, str]) -> str:
-    """``code`` with each comment and string of :func:`code_pieces` that has an entry in its
-    translation: every other character, sphinx-gallery's configuration comments included, as
-    it was."""
+    """``code`` with each comment and string of :func:`code_pieces` that has an entry translated."""
     for piece in reversed(code_pieces(code)):
         if (piece.kind, piece.msgid) in entries:
             translated = piece.render(entries[piece.kind, piece.msgid])
@@ -151,11 +141,9 @@ def translate_code(code: str, entries: dict[str, str]) -> str:
 DOCSTRING = re.compile(r'^(?P<open>[rR]?""")(?P<text>.*?)(?P<close>""")', re.DOTALL)
 TEXT_BLOCK = re.compile(r"^# %%[^\n]*\n((?:#[^\n]*\n)+)", re.MULTILINE)
 
-
 # what a translated example that draws sets after its imports: the fonts of its labels
 FONT_COMMENT = {"zh_CN": "# 图中汉字的字体：Windows、macOS、Linux 各找其一（都没有时见安装说明）"}
 FONT_LIST = "".join(f'    "{font}",\n' for font in CJK_FONTS)
-
 
 # what a translated page, script or notebook sets after ``import mha``: the package's language
 LANGUAGE_COMMENT = {"zh_CN": "# 本包打印的报告和报错信息用中文，与系统语言无关"}

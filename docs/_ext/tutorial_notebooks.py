@@ -16,7 +16,7 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
-from questions import markdown
+from questions import folded, markdown
 from sphinx.util import docname_join, logging
 from sphinx_design.dropdown import DropdownDirective
 
@@ -30,12 +30,6 @@ HIDDEN = {"hide-cell": ("source_hidden", "outputs_hidden"), "hide-input": ("sour
 def closes(line: str, fence: str) -> bool:
     """Whether ``line`` closes a MyST fence opened with ``fence`` (``:::``, a run of backticks)."""
     return len(line.strip()) >= len(fence) and set(line.strip()) == {fence[0]}
-
-
-def folded(title: str, body: str) -> str:
-    """A dropdown as Jupyter shows it folded (a ``<summary>`` reads HTML, not Markdown)."""
-    title = re.sub(r"`([^`]+)`", r"<code>\1</code>", title)
-    return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>"
 
 
 def _split_dropdowns(source: str) -> list[str]:
@@ -55,8 +49,7 @@ def _split_dropdowns(source: str) -> list[str]:
 
 def page_notebook(config, page: str) -> str:
     """A page as a notebook, unexecuted, without its download line, first the cell that installs
-    what it imports; dropdowns folded in ``<details>``, hidden cells collapsed (an answer's code
-    with its source hidden), questions as Markdown."""
+    what it imports; dropdowns folded, hidden cells collapsed, questions as Markdown."""
     notebook = read_myst_markdown_notebook(DOWNLOAD_LINE.sub("", page))
     notebook.metadata.pop("file_format", None)
     cells = [nbformat.v4.new_code_cell(config.sphinx_gallery_conf["first_notebook_cell"])]
@@ -101,21 +94,17 @@ def _link(app, base: str, role: str, text: str) -> str | None:
             return f"`{shown}`"
         return f"[`{shown}`]({address}{found.docname}.html#{found.node_id})"
     docname = target[1:] if target.startswith("/") else docname_join(base, target)
-    labels, anonymous = app.env.get_domain("std").labels, app.env.get_domain("std").anonlabels
+    std, key = app.env.get_domain("std"), target.lower()
     if role == "doc" and docname in app.env.titles:
         return f"[{title or app.env.titles[docname].astext()}]({address}{docname}.html)"
-    if role == "ref" and target.lower() in labels:
-        docname, anchor, section = labels[target.lower()]
-        return f"[{title or section}]({address}{docname}.html#{anchor})"
-    if role == "ref" and target.lower() in anonymous and title:
-        docname, anchor = anonymous[target.lower()]
-        return f"[{title}]({address}{docname}.html#{anchor})"
+    if role == "ref" and (found := std.labels.get(key) or (title and std.anonlabels.get(key))):
+        docname, anchor, *section = found  # an anonymous label has no section: the title says it
+        return f"[{title or section[0]}]({address}{docname}.html#{anchor})"
     return None
 
 
 def plain_links(app, exception) -> None:
-    """Every notebook offered for download, its roles as links a reader can follow; a role it
-    cannot resolve warns and stays."""
+    """Each notebook for download, its roles as links to the site; one it cannot resolve warns."""
     if exception is not None or app.builder.format != "html":
         return
 
