@@ -3,8 +3,8 @@ shows what its Chinese download prints and draws. Catalog entries replace whole 
 headings, list items and table cells (:func:`translate_text`) and a code block's comments and
 strings (:func:`translate_code`), never its code; a translated example that draws sets a
 Chinese font list. The build translates the gallery into ``_build/gallery/<language>``
-(``config-inited``), the executed pages' code when read (``source-read``) and the tutorial's
-notebooks for download at its end."""
+(``config-inited``), the executed pages' code when read (``source-read``); the tutorial's
+notebooks for download are written translated (``tutorial_notebooks``, :func:`translated_page`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from typing import NamedTuple
 from babel.messages.pofile import read_po
 from docutils.utils import column_width
 from site_figures import CJK_FONTS
-from tutorial_notebooks import closes, page_notebook
 
 LOCALE = Path(__file__).resolve().parents[1] / "locale"
 GALLERY = LOCALE.parents[1] / "gallery"
@@ -32,14 +31,10 @@ CODE_CONTEXTS = ("comment", "string")
 def messages(language: str, domain: str) -> tuple[dict[str, str], dict[str, str]]:
     """The translated entries of a page's catalog: (text entries, code's comments and strings)."""
     path = LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
-    text, code = {}, {}
-    for m in read_po(io.BytesIO(path.read_bytes() if path.is_file() else b"")):
-        if m.id and m.string and not m.fuzzy and m.string != m.id:
-            if m.context in CODE_CONTEXTS:
-                code[m.context, m.id] = m.string
-            else:
-                text[m.id] = m.string
-    return text, code
+    found = read_po(io.BytesIO(path.read_bytes() if path.is_file() else b""))
+    found = [m for m in found if m.id and m.string and not m.fuzzy and m.string != m.id]
+    text = {m.id: m.string for m in found if m.context not in CODE_CONTEXTS}
+    return text, {(m.context, m.id): m.string for m in found if m.context in CODE_CONTEXTS}
 
 
 # before a paragraph on its line: indentation, list and quote markers, #, |, a directive's name
@@ -141,33 +136,30 @@ def translate_code(code: str, entries: dict[str, str]) -> str:
 DOCSTRING = re.compile(r'^(?P<open>[rR]?""")(?P<text>.*?)(?P<close>""")', re.DOTALL)
 TEXT_BLOCK = re.compile(r"^# %%[^\n]*\n((?:#[^\n]*\n)+)", re.MULTILINE)
 
-# what a translated example that draws sets after its imports: the fonts of its labels
-FONT_COMMENT = {"zh_CN": "# 图中汉字的字体：Windows、macOS、Linux 各找其一（都没有时见安装说明）"}
+# what translated code sets after ``import mha``, the package's language (a download prints in
+# its page's language on any machine), and after the imports around pyplot's, the figures' fonts
+SETTINGS = {"zh_CN": ("# 本包打印的报告和报错信息用中文，与系统语言无关",
+                      "# 图中汉字的字体：Windows、macOS、Linux 各找其一（都没有时见安装说明）")}  # fmt: skip
 FONT_LIST = "".join(f'    "{font}",\n' for font in CJK_FONTS)
-
-# what a translated page, script or notebook sets after ``import mha``: the package's language
-LANGUAGE_COMMENT = {"zh_CN": "# 本包打印的报告和报错信息用中文，与系统语言无关"}
-IMPORT_MHA = re.compile(r"^import mha$", re.MULTILINE)
 
 
 def with_language(source: str, language: str) -> str:
-    """``source`` calling ``mha.set_language`` after its ``import mha``: a download prints in its
-    page's language on any machine, and so does code copied from the page."""
-    if language not in LANGUAGE_COMMENT:
+    """``source`` calling ``mha.set_language`` after its (first) ``import mha``."""
+    if language not in SETTINGS:
         return source
-    setting = f'mha.set_language("{language}")  {LANGUAGE_COMMENT[language]}'
-    return IMPORT_MHA.sub(lambda m: f"{m[0]}\n\n{setting}", source, count=1)
+    setting = f'\n\nmha.set_language("{language}")  {SETTINGS[language][0]}'
+    return re.sub(r"(?m)^import mha$", lambda m: m[0] + setting, source, count=1)
 
 
 def with_fonts(source: str, language: str) -> str:
     """``source`` setting ``site_figures.CJK_FONTS`` after the imports around its pyplot's."""
     lines = source.split("\n")
-    if language in FONT_COMMENT and "import matplotlib.pyplot as plt" in lines:
+    if language in SETTINGS and "import matplotlib.pyplot as plt" in lines:
         end = lines.index("import matplotlib.pyplot as plt")
         while end < len(lines) and (not lines[end] or lines[end].startswith(("import ", "from "))):
             end += 1
-        setting = f'plt.rcParams["font.sans-serif"] = [\n{FONT_LIST}]\n'
-        lines.insert(end, f"{FONT_COMMENT[language]}\n{setting}")
+        fonts = f'plt.rcParams["font.sans-serif"] = [\n{FONT_LIST}]\n'
+        lines.insert(end, f"{SETTINGS[language][1]}\n{fonts}")
     return "\n".join(lines)
 
 
@@ -204,6 +196,11 @@ def translate_gallery(language: str, target: Path) -> None:
             stale.unlink()
 
 
+def closes(line: str, fence: str) -> bool:
+    """Whether ``line`` closes a MyST fence opened with ``fence`` (``:::``, a run of backticks)."""
+    return len(line.strip()) >= len(fence) and set(line.strip()) == {fence[0]}
+
+
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 CODE_INFO = re.compile(r"^\s*(?:\{(?:code-cell|code-block|code|sourcecode)\}|[\w+-]*\s*$)")
 
@@ -235,17 +232,23 @@ def translate_markdown(source: str, text: dict[str, str] | None, code: dict[str,
     return "\n".join(p if i % 2 else text_of("\n".join(p)) for i, p in enumerate(out))
 
 
+def translated_page(language: str, docname: str, source: str, text: bool = True) -> str:
+    """A MyST page in ``language``: its code, and unless ``text`` is false its text."""
+    if language == "en":
+        return source
+    entries, code = messages(language, docname)
+    return with_language(translate_markdown(source, entries if text else None, code), language)
+
+
 def _code_cells(app, docname: str, source: list[str]) -> None:
     """A MyST page's code blocks in its language, before myst-nb runs them (or shows them)."""
-    language = app.config.language or "en"
-    if language != "en" and str(app.env.doc2path(docname)).endswith(".md"):
-        _, code = messages(language, docname)
-        source[0] = with_language(translate_markdown(source[0], None, code), language)
+    if str(app.env.doc2path(docname)).endswith(".md"):
+        source[0] = translated_page(app.config.language, docname, source[0], text=False)
 
 
 def _language_and_gallery(app, config) -> None:
     """Examples and kernels print in the page's language; the gallery is read translated."""
-    language = config.language or "en"
+    language = config.language
     os.environ["MHA_LANG"] = language  # sphinx-gallery's runs and myst-nb's kernels inherit it
     if language == "en":
         return
@@ -255,23 +258,7 @@ def _language_and_gallery(app, config) -> None:
     config.sphinx_gallery_conf = {**config.sphinx_gallery_conf, "examples_dirs": examples}
 
 
-def _tutorial_notebooks(app, exception) -> None:
-    """The tutorial's notebooks offered for download, in the page's language."""
-    language = app.config.language or "en"
-    if exception is not None or language == "en" or app.builder.format != "html":
-        return
-    downloads = Path(app.outdir) / "_downloads"
-    for found, (_, dest) in app.env.dlfiles.items():
-        if Path(found).parent.name == "notebooks" and Path(found).suffix == ".ipynb":
-            page = Path(app.srcdir) / "tutorial" / Path(found).with_suffix(".md").name
-            text, code = messages(language, f"tutorial/{page.stem}")
-            translated = translate_markdown(page.read_text(encoding="utf-8"), text, code)
-            translated = with_language(translated, language)
-            (downloads / dest).write_text(page_notebook(app.config, translated), encoding="utf-8")
-
-
 def setup(app):
     app.connect("config-inited", _language_and_gallery, priority=400)  # before sphinx-gallery
     app.connect("source-read", _code_cells)
-    app.connect("build-finished", _tutorial_notebooks, priority=400)  # before plain_links
     return {"parallel_read_safe": True, "parallel_write_safe": True}

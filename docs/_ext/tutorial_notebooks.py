@@ -19,17 +19,13 @@ from myst_parser.parsers.mdit import create_md_parser
 from questions import folded, markdown
 from sphinx.util import docname_join, logging
 from sphinx_design.dropdown import DropdownDirective
+from translated_sources import translated_page
 
 logger = logging.getLogger(__name__)
 
 DOWNLOAD_LINE = re.compile(r"(?ms)^\{download\}`[^`]*<notebooks/[^`]*>`.*?\n\n")  # any language
 HIDDEN = {"hide-cell": ("source_hidden", "outputs_hidden"), "hide-input": ("source_hidden",),
           "hide-output": ("outputs_hidden",)}  # fmt: skip
-
-
-def closes(line: str, fence: str) -> bool:
-    """Whether ``line`` closes a MyST fence opened with ``fence`` (``:::``, a run of backticks)."""
-    return len(line.strip()) >= len(fence) and set(line.strip()) == {fence[0]}
 
 
 def _split_dropdowns(source: str) -> list[str]:
@@ -68,10 +64,12 @@ def page_notebook(config, page: str) -> str:
 
 
 def write_notebooks(app, config) -> None:
-    folder = Path(app.confdir) / "tutorial" / "notebooks"  # the Chinese build's: translated_sources
+    """Each tutorial page as a notebook, in the edition's language (its own folder)."""
+    folder = Path(app.confdir) / "tutorial" / "notebooks"
     folder.mkdir(exist_ok=True)
     for page in sorted(folder.parent.glob("[0-9][0-9]_*.md")):
-        text, target = page_notebook(config, page.read_text()), folder / f"{page.stem}.ipynb"
+        source = translated_page(config.language, f"tutorial/{page.stem}", page.read_text())
+        text, target = page_notebook(config, source), folder / f"{page.stem}.ipynb"
         if not target.is_file() or target.read_text() != text:
             target.write_text(text)
 
