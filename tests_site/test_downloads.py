@@ -139,8 +139,10 @@ def reader_dir(tmp_path: Path) -> Path:
 
 
 def _env() -> dict[str, str]:
-    # a reader's environment: no PYTHONPATH, no language chosen for the package
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MHA_LANG")}
+    # a reader's environment: no PYTHONPATH, no language chosen for the package (LANGUAGE, a
+    # locale's list, would come before the LANG and LC_ALL a script is given)
+    unset = ("PYTHONPATH", "MHA_LANG", "LANGUAGE")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     env["MPLBACKEND"] = "Agg"
     return env
 

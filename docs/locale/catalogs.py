@@ -46,6 +46,7 @@ FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field, {name:>6.3
 SHOWN_BY = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate",
             "set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels"}  # fmt: skip
 ITERATE = {"enumerate", "zip", "reversed", "sorted", "items", "values", "keys"}
+CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 
 
 def _table(value: ast.AST) -> tuple[list, set[str]]:
@@ -64,9 +65,6 @@ def _table(value: ast.AST) -> tuple[list, set[str]]:
         parts = list(ast.iter_child_nodes(value)) if isinstance(value, CONTAINERS) else []
     found = [_table(part) for part in parts]
     return [s for f in found for s in f[0]], {n for f in found for n in f[1]}
-
-
-CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 
 
 def read_spans(tree: ast.AST) -> list:
