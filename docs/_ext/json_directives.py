@@ -2,8 +2,7 @@
 number is written once, by the program that measured it, never typed into a page.
 
 * ``bench-table``; ``bench-figure speed`` (``memory``, ``gqa``): the benchmark's speed table, and
-  its figures as a ``<picture>`` (phone version at most 540 px wide) then the table of their
-  numbers, from ``bench_figures_dir`` (written by ``nox -s bench -- --update-docs``);
+  its figures (a ``<picture>``, then a table of their numbers) from ``bench_figures_dir``;
 * ``head-table ablation PATH`` (``seeds``, ``price``), ``head-explorer PATH``: the tables and the
   model run on the reader's sentence (``_static/head-explorer.js``) of "what heads learn", from
   the JSON the gallery example saves (:func:`scraper`; ``/PATH``: from the source folder).
@@ -134,9 +133,6 @@ def gqa_table(results: dict, messages: Messages) -> nodes.table:
     return table([messages["what"], messages["time"]], rows)
 
 
-FIGURE_TABLES = {"memory": memory_table, "gqa": gqa_table}
-
-
 def figure_files(folder: Path, kind: str, language: str) -> dict[str, str]:
     """The figure's files, column and phone versions at 1x and 2x: those the benchmark drew in
     the page's language where it did (``speed.zh_CN.png``: Sphinx's ``{root}.{language}{ext}``)."""
@@ -175,6 +171,7 @@ TASKS = {
     "pronoun": {"marks": ("antecedent", "other"), "values": ("first", "second")},
 }
 HEADS_WRITER = "the gallery example that sets head_explorer_data (nox -s docs -- clean)"
+GLOBALS = {"head_explorer_data": "head_explorer", "head_explorer_parity": "head_explorer_parity"}
 
 
 def ablation_table(data: dict, messages: Messages) -> nodes.table:
@@ -217,15 +214,9 @@ def seeds_table(data: dict, messages: Messages) -> nodes.table:
 def price_table(data: dict, messages: Messages) -> nodes.table:
     """Every seed: the lowest accuracy one removal leaves, trained with and without the price."""
     columns = [(task, run) for task in TASKS for run in ("price", "no_price")]
-    lowest = data["lowest"]
-    rows = [
-        [str(seed), *(f"{lowest[run][seed][task]:.3f}" for task, run in columns)]
-        for seed in sorted(lowest["price"], key=int)
-    ]
+    lowest, seeds = data["lowest"], sorted(data["lowest"]["price"], key=int)
+    rows = [[str(s), *(f"{lowest[run][s][task]:.3f}" for task, run in columns)] for s in seeds]
     return table([messages["seed"], *(messages[f"{t}_{run}"] for t, run in columns)], rows)
-
-
-HEAD_TABLES = {"ablation": ablation_table, "seeds": seeds_table, "price": price_table}
 
 
 def head_table(app, node: json_output, messages: Messages) -> nodes.Node:
@@ -298,9 +289,6 @@ def add_assets(app, pagename, templatename, context, doctree) -> None:
         app.add_js_file("head-explorer.js", loading_method="defer")
 
 
-GLOBALS = {"head_explorer_data": "head_explorer", "head_explorer_parity": "head_explorer_parity"}
-
-
 def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     """sphinx-gallery scraper: :data:`GLOBALS` as ``<example>.<suffix>.json`` beside the generated
     example (not by a reader's run; kept when not run), written when changed: its page is reread."""
@@ -314,6 +302,8 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     return ""
 
 
+FIGURE_TABLES = {"memory": memory_table, "gqa": gqa_table}  # the table under each figure
+HEAD_TABLES = {"ablation": ablation_table, "seeds": seeds_table, "price": price_table}
 DIRECTIVES = {  # name: (what writes it, its kinds, how many arguments)
     "bench-figure": (bench_figure, FIGURE_DATA, 1),
     "bench-table": (bench_table, None, 0),
@@ -341,8 +331,7 @@ class json_output(nodes.General, nodes.Element, addnodes.translatable):
 class JsonDirective(SphinxDirective):
     """One of :data:`DIRECTIVES`: ``kind``, ``PATH`` where it takes them; ``key: text`` lines."""
 
-    optional_arguments = 2
-    has_content = True
+    optional_arguments, has_content = 2, True
 
     def run(self) -> list[nodes.Node]:
         _, kinds, count = DIRECTIVES[self.name]

@@ -1,12 +1,10 @@
-"""The package as the site uses it: outputs rerun when it changes, its wheel served, each public
-name listed.
+"""The package as the site uses it: outputs rerun when it changes, its wheel served, its API listed.
 
 sphinx-gallery and myst-nb's cache see a change of an example or a notebook, not of ``src/mha``:
 a hash of the package (``mha_source_hash``; a changed value rebuilds every page) turns on
 ``run_stale_examples`` for one build and gives myst-nb a cache per hash. ``_wheel/<mha_wheel>``,
 built from the same sources, is linked by ``{install}`matplotlib``` (``mha_install``), also under
-each example's download note, and followed by a note on PyTorch's CPU-only build (on Linux, pip
-given the line alone takes the CUDA build, gigabytes)."""
+each example's download note, and followed by :data:`CPU_NOTE` on PyTorch's CPU-only build."""
 
 from __future__ import annotations
 
@@ -86,9 +84,7 @@ INSTALL_NOTE = (  # on each example's page, under sphinx-gallery's note on its d
     "Save the package from this site beside the download and install it, PyTorch with it (a "
     "notebook's first cell runs the same command): :install:`matplotlib`."
 )
-
-# After each install line, in the page's language (entries of sphinx.po); {page} is the link.
-CPU_NOTE = (
+CPU_NOTE = (  # after each install line, in the page's language (sphinx.po); {page}: the link
     "On Linux, pip takes PyTorch's CUDA build for this line, several gigabytes. For the "
     "CPU-only build, first open {page}, choose your system, pip and CPU, and install PyTorch "
     "with the command it gives; then run the line above."

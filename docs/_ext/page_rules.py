@@ -1,8 +1,7 @@
 """The site's rewrites of its pages, where Sphinx, the theme and sphinx-gallery have no option.
 
-- **Break points in inline code**: each word of inline code (``<span class="pre">``), and the
-  next and previous links' titles, get a ``<wbr>`` after ``_``, ``=`` or ``,`` and at a ``.``
-  between names (a 390 px phone broke ``average_attn_weights`` only at its end).
+- **Break points in inline code**: a ``<wbr>`` at each :data:`CODE_BREAK` of inline code and the
+  next and previous links' titles (a 390 px phone broke ``average_attn_weights`` only at its end).
 - **Phone figures**: a gallery figure with a phone version (``<name>_phone.png``, drawn by
   ``gallery_figures``) is a ``<picture>`` serving it to screens of at most 540 px.
 - **Math**: a word subscript is upright, ``d_{\\text{model}}`` (TeX sets ``d_{model}`` as a
@@ -35,8 +34,7 @@ class PhoneTranslator:
         super().visit_Text(node)
         for i in range(start, len(self.body) if self.protect_literal_text else start):
             if self.body[i].startswith(PRE):
-                word = html.unescape(self.body[i][len(PRE) : -len("</span>")])
-                pieces = CODE_BREAK.split(word)
+                pieces = CODE_BREAK.split(html.unescape(self.body[i][len(PRE) : -len("</span>")]))
                 self.body[i] = f"{PRE}{'<wbr>'.join(map(self.encode, pieces))}</span>"
 
     def visit_image(self, node: nodes.image) -> None:
@@ -56,9 +54,6 @@ def with_breaks(app, pagename, templatename, context, doctree) -> None:
             if pieces:
                 text.replace_with(NavigableString(last))
         link["title"] = str(tree)
-
-
-# ---- Phone figures -----------------------------------------------------------------------------
 
 
 def visit_gallery_image(self, node: imgsgnode) -> None:

@@ -27,8 +27,7 @@ MATH = re.compile(r"\$[^$]*\$")
 
 
 def variant(path: Path, suffix: str) -> Path:
-    """``x_001.png`` -> ``x_001_phone.png`` (:data:`PHONE`), ``x_001_2_00x.png``
-    (:data:`RETINA`); the phone variant of ``x_001_2_00x.png`` is ``x_001_phone_2_00x.png``."""
+    """``x.png`` -> ``x{suffix}.png``; at 2x, ``x_2_00x.png`` -> ``x{suffix}_2_00x.png``."""
     stem = path.stem.removesuffix(RETINA)
     return path.with_name(f"{stem}{suffix}{path.stem[len(stem) :]}{path.suffix}")
 
@@ -69,8 +68,6 @@ def lacking_glyphs(fig) -> list[str]:
 
 
 # ---- Laying a figure out again for a phone ------------------------------------------------------
-
-
 def _same(axes, axis: str) -> bool:
     """Whether the axes show the same ticks on ``axis`` (shared, or set alike by hand)."""
 
@@ -98,8 +95,7 @@ def _legend_below(fig, ax) -> None:
 
 
 def _fits(text, room: float) -> None:
-    """Wrap a title onto more lines until it is at most ``room`` pixels wide: between words,
-    and where there is no space (Chinese), between any two characters."""
+    """Wrap a title to at most ``room`` pixels wide: between words, or any characters (Chinese)."""
     content = text.get_text()
     if content and "$" not in content and "\n" not in content:
         width = text.get_window_extent(text.figure.canvas.get_renderer()).width

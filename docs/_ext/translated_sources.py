@@ -23,8 +23,7 @@ from site_figures import CJK_FONTS
 
 LOCALE = Path(__file__).resolve().parents[1] / "locale"
 GALLERY = LOCALE.parents[1] / "gallery"
-# the contexts (msgctxt) of a code block's comments and strings in a catalog
-CODE_CONTEXTS = ("comment", "string")
+CODE_CONTEXTS = ("comment", "string")  # a catalog's msgctxt of a code block's comments, strings
 
 
 @cache
@@ -167,8 +166,7 @@ def translate_example(source: str, text: dict[str, str], code: dict[str, str]) -
     """A gallery example with its docstring, ``# %%`` blocks and code blocks translated."""
     found = DOCSTRING.match(source)  # sphinx-gallery asks every example for one
     head = found["open"] + translate_text(found["text"], text) + found["close"]
-    rest = source[found.end() :]
-    parts, position = [], 0
+    rest, parts, position = source[found.end() :], [], 0
     for block in TEXT_BLOCK.finditer(rest):
         lines = [line[2:] if line.startswith("# ") else line[1:] for line in block[1].split("\n")]
         translated = translate_text("\n".join(lines), text).split("\n")[:-1]
