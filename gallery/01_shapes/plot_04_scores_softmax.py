@@ -112,6 +112,33 @@ torch.testing.assert_close(looped, scores)
 torch.testing.assert_close(torch.einsum("bhld,bhsd->bhls", Q_heads, K_heads) / math.sqrt(D), scores)
 
 # %%
+# ``Q @ K.T`` on four dimensions
+# ------------------------------
+#
+# The lesson's error table writes the scores as ``Q @ K.T``. That is right for one head, whose
+# ``K`` is an ``(S, D)`` matrix. On the 4-D ``K_heads``, ``.T`` reverses *all* the dimensions,
+# ``(2, 8, 5, 8)`` -> ``(8, 5, 8, 2)``: PyTorch warns that this use of ``.T`` is deprecated, and
+# the product fails, since the batch dimensions ``(2, 8)`` and ``(8, 5)`` differ. Transpose
+# only the last two: ``K.transpose(-2, -1)``, or ``K.mT``.
+
+import warnings
+
+torch.set_warn_always(True)  # PyTorch warns once per process unless asked to warn every time
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        Q_heads @ K_heads.T
+    except RuntimeError as err:
+        print(f"RuntimeError: {err}")
+    reversed_all = tuple(K_heads.T.shape)
+torch.set_warn_always(False)
+print(f"K_heads.T reverses every dimension: {reversed_all}")
+print(f"K_heads.mT swaps the last two:       {tuple(K_heads.mT.shape)}")
+assert reversed_all == (8, 5, 8, 2)
+assert any("deprecated" in str(w.message) for w in caught)
+torch.testing.assert_close(Q_heads @ K_heads.mT / math.sqrt(D), scores)
+
+# %%
 # Functions used: :func:`mha.split_heads`, :func:`mha.check_heads`. The next example takes
 # the weighted sum of the values and compares the whole step with
 # :func:`mha.scaled_dot_product_attention`.

@@ -104,5 +104,22 @@ torch.testing.assert_close(weights_mha, weights)
 torch.testing.assert_close(out_torch, context)
 
 # %%
+# Attention does not see order
+# ----------------------------
+#
+# The weighted sum compares tokens by content alone. Shuffle the tokens of a sequence and the
+# outputs of a whole layer come back shuffled the same way, with the same values: the layer
+# cannot tell "the dog bit the man" from "the man bit the dog". Positional encoding, the
+# course's next lesson, adds to each token's vector a vector for its position.
+
+x = torch.randn(2, 5, 64, device=device)  # (B, L, E)
+layer = mha.MultiHeadAttention(64, 8, batch_first=True, device=device).eval()
+order = torch.tensor([3, 0, 4, 1, 2], device=device)  # the 5 tokens, shuffled
+with torch.no_grad():
+    out, _ = layer(x, x, x)  # self-attention: query, key and value are all x
+    shuffled, _ = layer(x[:, order], x[:, order], x[:, order])
+torch.testing.assert_close(shuffled, out[:, order])  # the same outputs, in the shuffled order
+
+# %%
 # Functions used: :func:`mha.check_heads`, :func:`mha.project_qkv`, :func:`mha.split_heads`,
 # :func:`mha.scaled_dot_product_attention`. Next: merging the heads back into one tensor.

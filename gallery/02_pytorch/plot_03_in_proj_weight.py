@@ -96,6 +96,24 @@ torch.testing.assert_close(weights, weights_t)
 print(f"rebuilt forward == torch.nn.MultiheadAttention: {tuple(out.shape)} {tuple(weights.shape)}")
 
 # %%
+# Each head's rows, and ``out_proj``
+# ----------------------------------
+#
+# ``nn.Linear`` stores each matrix as ``(out, in)``, so head ``i`` of the queries comes from
+# rows ``8 i .. 8 i + 7`` of ``W_Q``: the paper's columns. ``out_proj`` prints as
+# ``NonDynamicallyQuantizableLinear``, a subclass of :class:`torch.nn.Linear` that adds only
+# its name (PyTorch's source keeps it for its quantization tools); it computes
+# ``x @ weight.T + bias`` like any linear layer.
+
+for i in range(8):
+    rows = slice(8 * i, 8 * i + 8)
+    torch.testing.assert_close(q_heads[:, i], x @ W_Q[rows].T + b_Q[rows])
+print(f"out_proj: {type(theirs.out_proj).__name__}")
+assert isinstance(theirs.out_proj, torch.nn.Linear)
+W_O, b_O = theirs.out_proj.weight, theirs.out_proj.bias
+torch.testing.assert_close(theirs.out_proj(concat), concat @ W_O.T + b_O)
+
+# %%
 # Keys and values of other widths: kdim and vdim
 # ----------------------------------------------
 #

@@ -732,6 +732,58 @@ print(f"removing head {unused['heads']} moves a probability by at most {unused['
 assert unused["moved"] < 0.01 and unused["norm"] < 0.01 < unused["needed_norm"]
 
 # %%
+# Two heads, two relations
+# ------------------------
+#
+# **Figure.** The first of the five models above in which two different heads carry the two
+# relations and the pronoun's head looks at the person the pronoun means (in seed 0, the
+# explorer's model, one head carries both), on the shortest held-out sentence of each kind
+# where the head the task needs looks most at its target. One row per head, one square per
+# word, its shade the weight that head puts on the word when reading the last word: the
+# agreement head looks at the subject, the pronoun head at the person. Tutorial page 1 shows
+# this figure.
+
+shown_seed = next(seed for seed in seeds if seed not in same and seed in pointed)
+shown_model = fit(shown_seed)
+TARGET = {"agreement": "subject", "pronoun": "antecedent"}
+
+
+def shown_sentence(task):
+    """The shortest held-out sentence whose needed head looks most at its target, that head,
+    and every head's weights from the last word: (H, n)."""
+    head = seeds[shown_seed][task]["needed"]
+    for s in sorted(test_items, key=lambda s: len(s["tokens"])):
+        if s["task"] != task or (task == "agreement" and not has_attractor(s)):
+            continue
+        with torch.no_grad():
+            w = shown_model(*batch([s])[:3])[1][0, :, s["query"], : len(s["tokens"])].cpu()
+        if int(w[head].argmax()) == s["marks"][TARGET[task]]:
+            return s, head, w
+    raise AssertionError(f"no held-out {task} sentence where head {head} looks at its target")
+
+
+fig, axes = plt.subplots(2, 1, figsize=(7, 4.6), layout="constrained")
+shown_heads = []
+for ax, task in zip(axes, TASKS, strict=True):
+    s, head, w = shown_sentence(task)
+    shown_heads.append(head)
+    ax.imshow(w, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for h in range(H):
+        for k in range(len(s["tokens"])):
+            color = "white" if w[h, k] > 0.5 else "black"
+            ax.text(k, h, f"{w[h, k]:.2f}", ha="center", va="center", fontsize=9, color=color)
+    ax.set_xticks(range(len(s["tokens"])), s["tokens"], fontsize=10)
+    ax.set_yticks(range(H), range(H), fontsize=10)
+    ax.get_yticklabels()[head].set_fontweight("bold")
+    ax.set_ylabel("head", fontsize=10)
+    if task == "agreement":
+        ax.set_title(f"reading the verb slot: head {head} looks at the subject", fontsize=11)
+    else:
+        ax.set_title(f"reading the pronoun: head {head} looks at whom it means", fontsize=11)
+    print(f"seed {shown_seed}, {' '.join(s['tokens'])}: head {head}, {w[head].max():.2f}")
+assert shown_heads[0] != shown_heads[1]  # two different heads, two relations
+
+# %%
 # Sentences a reader can build
 # ----------------------------
 #
