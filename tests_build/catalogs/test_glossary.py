@@ -224,6 +224,9 @@ def test_named_one_way(msgid: str, wrong: str, right: str) -> None:
         ("不缩放时梯度小了多少倍", "不缩放时梯度只有几分之一"),
         ("参数量为 16,640，每个 d_k 取值 4,000 行", "参数量为 16640，能整除 64 的头数有 1, 2, 4"),
         ("第 0..63 行是 W^Q", "第 0 到 63 行是 W^Q，共 64 行"),
+        ("每个头 8 个数，共 640 个数", "每个头 8 维，共 640 个元素，元素个数，两个数的乘积"),
+        ("每个头 D 个数", "每个头 $D$ 维"),
+        ("论文 *Attention Is All You Need*", "论文《Attention Is All You Need》"),
     ],
 )
 def test_patterns(wrong: str, right: str) -> None:
