@@ -426,8 +426,8 @@ def question_problems(page, language: str) -> list[str]:
     choices are left open, for axe."""
     right_word, wrong_word = VERDICTS[language]
     questions = page.locator(".mha-question").all()
-    if len(questions) < 2:
-        return [f"{len(questions)} questions, expected at least 2 at the end of the page"]
+    if not questions:
+        return ["no questions, expected one or more at the end of the page"]
     problems = []
     for number, question in enumerate(questions):
         said = f"question {number}"

@@ -170,7 +170,7 @@ def test_every_check_report_on_a_chinese_page_is_chinese(layout) -> None:
     if "zh_CN" not in layout.languages or "en" not in layout.languages:
         pytest.skip("this build has not both editions")
     chinese, english = reports(layout.languages["zh_CN"]), reports(layout.languages["en"])
-    assert len(english) >= 4, f"the exercise and the errors show reports: {english}"
+    assert len(english) >= 2, f"the gallery's exercise shows reports: {english}"
     assert len(chinese) == len(english)
     left = [line[:80] for line in chinese if not CJK.search(line)]
     assert not left, f"English check reports on Chinese pages: {left}"

@@ -109,7 +109,7 @@ def test_the_chinese_pages_say_how_to_get_chinese_reports(layout) -> None:
     setting = 'mha.set_language("zh_CN")'
     coded = [p for p in pages if any("import mha" in b for b in read_article(p).code)]
     silent = [p.name for p in coded if "".join(read_article(p).flow).count(setting) < 2]
-    assert len(coded) >= 7 and not silent, f"no {setting} in the code and the text of {silent}"
+    assert len(coded) >= 6 and not silent, f"no {setting} in the code and the text of {silent}"
 
 
 def _text(page: Path) -> tuple[str, str]:
