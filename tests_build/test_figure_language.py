@@ -32,10 +32,10 @@ def test_a_chinese_download_draws_chinese_labels(tmp_path: Path, monkeypatch) ->
         fig.savefig(tmp_path / "figure.png")
         top, bottom = fig.axes
         assert [top.get_title(), bottom.get_title()] == [
-            "8 个头，每个 8 个数",
-            "4 个头，每个 16 个数",
+            "8 个头，每个头 8 维",
+            "4 个头，每个头 16 维",
         ]
-        assert bottom.get_xlabel() == "Q 的特征（每个词元 64 个数）"
+        assert bottom.get_xlabel() == "Q 的特征（每个词元 64 维）"
         assert site_figures.lacking_glyphs(fig) == []
 
 

@@ -775,7 +775,7 @@ for ax, task in zip(axes, TASKS, strict=True):
     ax.set_xticks(range(len(s["tokens"])), s["tokens"], fontsize=10)
     ax.set_yticks(range(H), range(H), fontsize=10)
     ax.get_yticklabels()[head].set_fontweight("bold")
-    ax.set_ylabel("head", fontsize=10)
+    ax.set_ylabel("head index", fontsize=10)
     if task == "agreement":
         ax.set_title(f"reading the verb slot: head {head} looks at the subject", fontsize=11)
     else:
