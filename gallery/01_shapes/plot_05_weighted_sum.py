@@ -122,4 +122,5 @@ torch.testing.assert_close(shuffled, out[:, order])  # the same outputs, in the 
 
 # %%
 # Functions used: :func:`mha.check_heads`, :func:`mha.project_qkv`, :func:`mha.split_heads`,
-# :func:`mha.scaled_dot_product_attention`. Next: merging the heads back into one tensor.
+# :func:`mha.scaled_dot_product_attention`, :class:`mha.MultiHeadAttention`. Next: merging the
+# heads back into one tensor.
