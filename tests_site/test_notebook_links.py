@@ -100,7 +100,7 @@ def test_every_answer_in_a_tutorial_notebook_is_folded(layout, language: str) ->
             assert jupyter.get("outputs_hidden", False) == bool(output), (name, cell["source"][:2])
             hidden += bool(source)
         folded += details
-    assert folded >= 2 and hidden >= 2, (folded, hidden)
+    assert folded >= 2 and hidden >= 1, (folded, hidden)
 
 
 def test_each_link_to_the_site_names_a_page_it_has(layout, language: str) -> None:
@@ -138,7 +138,7 @@ def test_every_download_page_states_the_install_line(layout, language: str) -> N
         folder / "auto_examples" / "index.html",
         *sorted((folder / "auto_examples").rglob("plot_*.html")),
     ]
-    assert len(pages) > 35
+    assert len(pages) > 30
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     wheel = f"mha-{version}-py3-none-any.whl"
     for page in pages:

@@ -117,5 +117,34 @@ assert torch.equal(round_trip, q)
 assert torch.equal(mha.split_heads(mha.merge_heads(context), H), context)
 
 # %%
+# Let ``mha.check`` name the mistake
+# ----------------------------------
+#
+# :mod:`mha.check` runs your own ``split_heads``, ``merge_heads`` or attention against the
+# package's and names the mistake it finds. Here it is given a merge that forgets
+# ``contiguous()``, then an attention that forgets the scale. To check a function of your own,
+# say ``my_merge(x)``, give it to the same check: a report that starts with ✓ means it matches
+# the package on every input tried.
+
+
+def wrong_merge(x):  # (B, H, L, D) -> (B, L, E)
+    B, H, L, D = x.shape
+    return x.transpose(1, 2).view(B, L, H * D)  # no contiguous()
+
+
+report = mha.check.merge_heads(wrong_merge)
+print(report)
+assert (report.ok, report.mistake) == (False, "view_after_transpose")
+
+
+def attention_unscaled(q, k, v):
+    weights = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+    return weights @ v, weights
+
+
+assert mha.check.attention(attention_unscaled).mistake == "no_scale"
+
+# %%
 # Functions used: :func:`mha.check_heads`, :func:`mha.split_heads`, :func:`mha.merge_heads`,
-# :func:`mha.scaled_dot_product_attention`. Next: the output projection.
+# :func:`mha.scaled_dot_product_attention`, :func:`mha.check.merge_heads`,
+# :func:`mha.check.attention`. Next: the output projection.
