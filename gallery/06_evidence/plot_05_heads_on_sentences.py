@@ -508,9 +508,8 @@ def measure(model):
     return row
 
 
-seeds = {0: measure(model)}
-for seed in range(1, 5):
-    seeds[seed] = measure(fit(seed))
+models = {0: model} | {seed: fit(seed) for seed in range(1, 5)}  # kept for the last figure
+seeds = {seed: measure(m) for seed, m in models.items()}
 print(
     "seed | task      | looks most: head, target / other | needed: head, target / other"
     " | without it | without another"
@@ -744,9 +743,9 @@ assert unused["moved"] < 0.01 and unused["norm"] < 0.01 < unused["needed_norm"]
 # this figure.
 
 shown_seed = next(seed for seed in seeds if seed not in same and seed in pointed)
-shown_model = fit(shown_seed)
-with torch.no_grad():  # the model measured above: the same held-out accuracy
-    assert accuracy(shown_model(*test[:3])[0]) == seeds[shown_seed]["accuracy"]
+with torch.no_grad():  # every held-out sentence, read by the model measured above
+    shown_logits, shown_weights = models[shown_seed](*test[:3])  # (n, 2), (n, H, T, T)
+assert accuracy(shown_logits) == seeds[shown_seed]["accuracy"]
 TARGET = {"agreement": "subject", "pronoun": "antecedent"}
 
 
@@ -754,11 +753,11 @@ def shown_sentence(task):
     """The shortest held-out sentence whose needed head looks most at its target, that head,
     and every head's weights from the last word: (H, n)."""
     head = seeds[shown_seed][task]["needed"]
-    for s in sorted(test_items, key=lambda s: len(s["tokens"])):
+    for i in sorted(range(len(test_items)), key=lambda i: len(test_items[i]["tokens"])):
+        s = test_items[i]
         if s["task"] != task or (task == "agreement" and not has_attractor(s)):
             continue
-        with torch.no_grad():
-            w = shown_model(*batch([s])[:3])[1][0, :, s["query"], : len(s["tokens"])].cpu()
+        w = shown_weights[i, :, s["query"], : len(s["tokens"])].cpu()  # causal: padding unseen
         if int(w[head].argmax()) == s["marks"][TARGET[task]]:
             return s, head, w
     raise AssertionError(f"no held-out {task} sentence where head {head} looks at its target")
