@@ -1,4 +1,5 @@
-"""The highlighted code reads at WCAG AA (4.5:1) in both themes, proven from the colours.
+"""The highlighted code, and every colour the site's own stylesheets set, read at WCAG AA
+(4.5:1) in both themes, proven from the colours.
 
 The site's code is coloured by the two Pygments styles docs/conf.py names for the theme
 (``pygments_light_style``, ``pygments_dark_style``): every token colour of each style is
@@ -7,8 +8,14 @@ docs/_static/custom.css changes some colours inside code blocks (links in code, 
 background in dark mode): each such rule is checked against the background it sits on, with
 the theme's colour variables read from pydata-sphinx-theme's stylesheet.
 
-This is the contrast of every code token on every page; the browser suite runs axe's full
-contrast rule only on a sample of pages (tests_site/test_pages.py).
+Every other colour that custom.css and head-explorer.css set is checked the same way, in the
+theme its selector names (or both), wherever it may be shown: a text colour on the background
+its own rule gives, else on the page's background and on the theme's surface (questions,
+outputs, cards), faded by the rule's opacity; a background under the theme's text colours (plain and muted);
+the explorer's head colours, which draw lines and marks, at 3:1 (WCAG's non-text contrast).
+
+This is the contrast of every code token and every site colour on every page; the browser
+suite runs axe's full contrast rule only on a sample of pages (tests_site/test_pages.py).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from pygments.token import Token
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 CUSTOM_CSS = DOCS / "_static" / "custom.css"
+SITE_CSS = (CUSTOM_CSS, DOCS / "_static" / "head-explorer.css")  # the site's own stylesheets
 THEME_CSS = (
     Path(pydata_sphinx_theme.__file__).parent
     / "theme"
@@ -32,6 +40,7 @@ THEME_CSS = (
     / "pydata-sphinx-theme.css"
 )
 AA = 4.5  # WCAG 2 AA, normal text
+NON_TEXT = 3.0  # WCAG 2.1 AA, lines and marks that carry meaning (1.4.11)
 THEMES = ("light", "dark")
 CODE_BLOCK = re.compile(r"\.highlight(?![\w-])")  # the class of Pygments' blocks, not .highlighted
 # Where the site's sources highlight lines (Sphinx ``:emphasize-lines:``), the tokens must read
@@ -218,3 +227,105 @@ def test_the_custom_code_colours_are_found() -> None:
     """custom.css changes colours inside code in both themes (links in light code, outputs in
     dark): the parser sees those rules, so the check above does not pass on nothing."""
     assert code_rules("light") and code_rules("dark")
+
+
+# ---- every colour of the site's stylesheets ----------------------------------------------------
+
+RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")  # an innermost rule (inside @media too)
+DECLARATION = re.compile(r"(--[\w-]+|[a-z-]+)\s*:\s*([^;]+)")
+# backgrounds that carry no text: a figure's (drawn on white), the explorer's colour swatches
+# and weight bars (marks in a head's colour, checked as such)
+NO_TEXT = re.compile(r"(?:\bimg|\.hx-swatch|\.hx-bar)\S*$")
+NOT_A_COLOUR = re.compile(r"inherit|currentcolor|transparent|initial|unset|none|color-mix|gradient")
+
+
+def site_rules(theme: str, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Each rule of the stylesheet ``path`` that applies in ``theme`` (its selector names the
+    theme, or none): (selectors, declarations), less what a rule for the theme sets again for
+    the same selector (``.bench-met`` in dark is ``html[data-theme="dark"] .bench-met``'s)."""
+    css = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+    themed = f'html[data-theme="{theme}"] '
+    found = []
+    for selectors, body in RULE.findall(css):
+        for selector in (s.strip() for s in selectors.split(",")):
+            if "data-theme" not in selector or themed in selector:
+                found.append((selector, dict(DECLARATION.findall(body))))
+    again = {(s.replace(themed, ""), k) for s, declared in found if themed in s for k in declared}
+    rules = []
+    for selector, declared in found:
+        kept = {k: v for k, v in declared.items() if themed in selector or (selector, k) not in again}
+        if kept:
+            rules.append((selector, kept))
+    return rules
+
+
+def site_variables(theme: str) -> dict[str, str]:
+    """The theme's colour variables, then the site's own custom properties (``--hx-text``...)
+    as the site's stylesheets set them in ``theme`` (a rule for the theme after the general)."""
+    variables = theme_variables(theme)
+    for path in SITE_CSS:
+        for _, declared in site_rules(theme, path):
+            variables |= {k: v.strip() for k, v in declared.items() if k.startswith("--")}
+    return variables
+
+
+def site_colour(value: str, variables: dict[str, str]) -> str | None:
+    """A declared value as a colour (``var(--x, fallback)`` resolved), or None if it is none."""
+    for _ in range(10):
+        found = re.fullmatch(r"\s*var\((--[\w-]+)(?:\s*,\s*([^)]+))?\)\s*", value)
+        if not found:
+            break
+        value = variables.get(found[1], found[2] or "")
+    value = value.strip().split()[0] if value.strip() else ""
+    colour = re.fullmatch(r"#[0-9a-fA-F]{3,8}|rgba?\([^)]*\)", value)
+    return None if not colour or NOT_A_COLOUR.search(value.lower()) else value
+
+
+def site_colour_problems(theme: str) -> tuple[list[str], int]:
+    """(what reads below its threshold, how many colours were checked) in ``theme``."""
+    variables = site_variables(theme)
+    page = parse(resolve("var(--pst-color-background)", variables))
+    grounds = {
+        "page": page,
+        "surface": parse(resolve("var(--pst-color-surface)", variables), under=page),
+    }
+    texts = {name: parse(resolve(f"var(--pst-color-{name})", variables)) for name in
+             ("text-base", "text-muted")}  # fmt: skip
+    problems, checked = [], 0
+    for path in SITE_CSS:
+        for selector, declared in site_rules(theme, path):
+            if CODE_BLOCK.search(selector):
+                continue  # on the code's background: test_custom_colours_in_code_read
+            where = f"{path.name} {selector} in {theme}"
+            own = site_colour(declared.get("background-color", declared.get("background", "")),
+                              variables)  # fmt: skip
+            under = {"its background": parse(own, under=page)} if own else grounds
+            text = site_colour(declared.get("color", ""), variables)
+            opacity = float(declared.get("opacity", "1"))
+            pairs = []
+            if text:
+                pairs += [(text, what, ground, AA) for what, ground in under.items()]
+            elif own and not NO_TEXT.search(selector):  # the theme's text and links on it
+                pairs += [(c, "its background", under["its background"], AA) for c in
+                          map("rgb({:.0f},{:.0f},{:.0f})".format, *zip(*texts.values(), strict=True))]
+            for name, value in declared.items():  # the explorer's head colours: lines, marks
+                if re.fullmatch(r"--hx-head-\d+", name):
+                    pairs += [(site_colour(value, variables), what, g, NON_TEXT)
+                              for what, g in grounds.items()]  # fmt: skip
+            for colour, what, ground, needed in pairs:
+                checked += 1
+                shown = parse(colour, under=ground)
+                shown = tuple(opacity * c + (1 - opacity) * g for c, g in zip(shown, ground))
+                ratio = contrast(shown, ground)
+                if ratio < needed:
+                    problems.append(f"{where}: {colour} on the {what}: {ratio:.2f}:1 < {needed}")
+    return problems, checked
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_site_colour_reads(theme: str) -> None:
+    """Each colour custom.css and head-explorer.css set, wherever it may be shown (see the
+    module's doc), at 4.5:1 for text and 3:1 for the explorer's head colours."""
+    problems, checked = site_colour_problems(theme)
+    assert checked >= 20, f"only {checked} colours found in {theme}: is the parser reading?"
+    assert not problems, "\n".join(problems)

@@ -222,11 +222,13 @@ class Watch:
         self.origin = base_url.rstrip("/")
         self.problems: list[str] = []
         self.in_flight: set = set()  # requests sent and not yet answered
+        self.opened = ""  # the page last opened (goto): each request is blamed on its page
+        self.asked_by: dict = {}  # request -> the page open when it was sent
         self.watching = True
         page.on("console", self._console)
         page.on("pageerror", self._page_error)
         page.on("request", self._request)
-        page.on("requestfinished", lambda request: self.in_flight.discard(request))
+        page.on("requestfinished", self._finished)
         page.on("requestfailed", self._failed)
         page.on("response", self._response)
 
@@ -246,8 +248,18 @@ class Watch:
         if self.watching:
             self.problems.append(f"page error: {error}")
 
+    def _finished(self, request) -> None:
+        self.in_flight.discard(request)
+        self.asked_by.pop(request, None)
+
+    def _blame(self, request) -> str:
+        """`` (asked by PAGE)`` for a request that an earlier page sent, else nothing."""
+        page = self.asked_by.pop(request, self.opened)
+        return "" if page == self.opened else f" (asked by {page}, not {self.opened})"
+
     def _request(self, request) -> None:
         self.in_flight.add(request)
+        self.asked_by[request] = self.opened
         if not request.url.startswith(self.origin + "/"):  # recorded even while unwatched
             self.problems.append(f"request to another host: {request.url}")
 
@@ -272,11 +284,13 @@ class Watch:
         if request.failure == "net::ERR_ABORTED" and request.resource_type == "document":
             return
         if request.url.startswith(self.origin + "/"):  # another host's: recorded when sent
-            self.problems.append(f"request failed: {request.url} ({request.failure})")
+            blame = self._blame(request)
+            self.problems.append(f"request failed: {request.url} ({request.failure}){blame}")
 
     def _response(self, response) -> None:
         if response.status >= 400 and self.watching:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
+            blame = self._blame(response.request)
+            self.problems.append(f"HTTP {response.status}: {response.url}{blame}")
 
     def goto(self, path: str, wait_until: str = "settled"):
         """Open ``path`` (relative to the server root) and clear the problem list first.
@@ -285,6 +299,7 @@ class Watch:
         Playwright's own ``wait_until``."""
         self.problems = []
         self.in_flight.clear()
+        self.opened = path
         settled = wait_until == "settled"
         url = self.base_url + path
         response = self.page.goto(url, wait_until="load" if settled else wait_until)

@@ -269,9 +269,18 @@ def landing_page_problems(page) -> list[str]:
         problems.append("no single start button into the tutorial")
     if page.locator("a.nav-link[href^='https://github.com/']").count() < 1:
         problems.append("no repository link")
+    # a card for each part of the site the header names (Tutorial, Gallery, ...), in full rows
+    parts = page.eval_on_selector_all(
+        "header .navbar-nav a.nav-link", "links => links.map((a) => a.pathname.split('/')[2])"
+    )
+    carded = page.eval_on_selector_all(
+        "main .sd-card a", "links => links.map((a) => a.pathname.split('/')[2])"
+    )
     cards = page.locator("main .sd-card").count()
-    if cards % 3:
-        problems.append(f"{cards} cards leave a hole in a grid of three")
+    if len(parts) < 5 or set(parts) - set(carded):
+        problems.append(f"no card for the parts {sorted(set(parts) - set(carded))} of {parts}")
+    if cards < 3 or cards % 3:
+        problems.append(f"{cards} cards: expected full rows of three")
     if "nox -s" in text:
         problems.append("contributor commands belong on Contributing")
     return problems
@@ -410,12 +419,25 @@ _VERDICTS = re.findall(
     VERDICTS_PO.read_text(encoding="utf-8").split("# The verdicts of the questions", 1)[1],
 )[:2]
 VERDICTS = {"en": tuple(e for e, _ in _VERDICTS), "zh_CN": tuple(z for _, z in _VERDICTS)}
-# each choice of a question opened in turn (in one call): the page's width with each open
-OPEN_EACH_JS = """(question) => [...question.querySelectorAll('summary')].flatMap((summary) => {
-  summary.parentElement.open = true;
-  const width = document.documentElement.scrollWidth;
-  return width > document.documentElement.clientWidth ? [`${width} px: ${summary.innerText}`] : [];
-})"""
+# each choice of a question opened in turn (in one call): what of it ends past the article's
+# right edge, outside a box of its own that scrolls (the article's box scrolls too, so the
+# page's width would never show it)
+OPEN_EACH_JS = """(question) => {
+  const article = question.closest('article') || document.querySelector('main');
+  const edge = article.getBoundingClientRect().right;
+  const scrolls = (el) => {
+    for (let p = el.parentElement; p && p !== question; p = p.parentElement)
+      if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)) return true;
+    return false;
+  };
+  return [...question.querySelectorAll('summary')].flatMap((summary) => {
+    summary.parentElement.open = true;
+    const wide = [...summary.parentElement.querySelectorAll('*')]
+      .filter((el) => el.getBoundingClientRect().right > edge + 1 && !scrolls(el));
+    return wide.map((el) => `${summary.innerText.trim()}: <${el.tagName.toLowerCase()}> ends at `
+      + `${Math.round(el.getBoundingClientRect().right)} px, past the article's ${Math.round(edge)}`);
+  });
+}"""
 
 
 def question_problems(page, language: str) -> list[str]:

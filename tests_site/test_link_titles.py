@@ -106,7 +106,10 @@ def bare_titles(root: Path, page: Path) -> list[str]:
         if not path.endswith(".html") or not re.search(r"[\u4e00-\u9fff]", text):
             continue
         target = (page.parent / path).resolve()
-        if not target.is_file() or text != _title(target):
+        if not target.is_file():
+            problems.append(f"{page.relative_to(root)}: [{text}] links to a missing {path}")
+            continue
+        if text != _title(target):
             continue  # words of the sentence's own, or a quoted title (「…」 inside the link)
         if (before in QUOTES or not _is_word(before)) and (after in QUOTES or not _is_word(after)):
             continue

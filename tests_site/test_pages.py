@@ -142,9 +142,9 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
         "tables fit": lambda: page.evaluate(WIDE_TABLES_JS),
         "code that scrolls takes the keyboard": lambda: page.evaluate(SCROLLING_CODE_JS),
     }
-    if language == "en" and FIGURE_SRC.search(html):
+    if FIGURE_SRC.search(html):
         checks["figure sizes"] = lambda: figure_size_problems(page, html, "desktop")
-    if language == "en" and rel.startswith("reference/"):
+    if rel.startswith("reference/"):
 
         def api_fits() -> list[str]:
             sizes = page.evaluate(API_WIDTH_JS)
@@ -205,7 +205,7 @@ def phone_checks(sweep, html: str, page_path: str, context: dict) -> dict[str, l
     checks: dict[str, Callable[[], list[str]]] = {"fits the phone": no_sideways_scroll}
     if "<table" in html:
         checks["tables read well"] = lambda: page.evaluate(CODE_BREAKS_JS)
-    if language == "en" and FIGURE_SRC.search(html):
+    if FIGURE_SRC.search(html):
         checks["phone figure sizes"] = lambda: figure_size_problems(page, html, "phone")
     if rel == "howto/common-errors.html":
         checks["phone error table"] = lambda: error_table_problems(page, language)
@@ -240,16 +240,21 @@ def phone_checks(sweep, html: str, page_path: str, context: dict) -> dict[str, l
     return found
 
 
+def _leave(page) -> None:
+    """Back to the desktop's size, the page hidden first so that the browser does not lay it
+    out again at 1366 px. Its <picture>s ask for their desktop images once more: done at the
+    end of the page's own test, so that a missing one fails this page, not the next."""
+    page.evaluate("() => { document.documentElement.style.display = 'none'; }")
+    page.set_viewport_size(DESKTOP)
+
+
 def test_page(
     sweep, layout, site_dir, screenshot_dir, figure_page, screenshots, sample, page_path: str
 ) -> None:
     """The page on a desktop, then on a phone: every check on one visit (see the module's doc)."""
     html = (site_dir / page_path).read_text(encoding="utf-8")
     page = sweep.page
-    # back to the desktop's size: the last page, left at a phone's, is hidden first, so that
-    # the browser does not lay it out again at 1366 px before it leaves it
-    page.evaluate("() => { document.documentElement.style.display = 'none'; }")
-    page.set_viewport_size(DESKTOP)
+    _leave(page)  # in case the last test stopped at a phone's size
     sweep.goto(page_path, wait_until="load")
     sweep.wait_for_math()
     context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
@@ -264,6 +269,7 @@ def test_page(
             page.set_viewport_size(NARROW_DESKTOP)
             found["tables fit at 1280 px"] = page.evaluate(WIDE_TABLES_JS)
         found |= phone_checks(sweep, html, page_path, context)
+        _leave(page)  # what leaving asks for (its desktop figures again) is this page's
     # every request of the visit answered (or failed) before they are read: the page's own
     # were sent long before, at its load or the phone's figures
     sweep.settle(quiet_ms=25)

@@ -8,6 +8,7 @@ checks made on every page in a desktop and a phone window are in test_pages.py.
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import sys
 from pathlib import Path
@@ -70,23 +71,48 @@ STRAY_REPR = re.compile(
 )
 
 
-def test_no_object_reprs(layout) -> None:
-    """No ``<... object at 0x...>``, ``Text(...)`` or ``Legend`` lines in any output, any language."""
-    found = []
+# the code a page shows and the output under it, in the page's order (myst-nb's cells,
+# sphinx-gallery's blocks)
+CODE_OR_OUTPUT = re.compile(
+    r'<div class="(?P<kind>cell_input|highlight-Python|cell_output|sphx-glr-script-out)'
+    r'[^"]*">(?P<body>.*?</pre>)',
+    re.DOTALL,
+)
+# an exception's name at the start of a line, or after a label ("What happened: ValueError: ...")
+EXCEPTION = re.compile(r"(?:^|[:：] ?)\w*(?:Error|Exception): ", re.MULTILINE)
+
+
+def output_problems(page_html: str) -> list[str]:
+    """A traceback, a notebook's error output, an exception the code before it does not catch
+    (a page shows an error only where its code, or an :mod:`mha.check` report, ``✗ ...``,
+    catches it to show it), a stray object repr."""
+    problems = [] if "output traceback" not in page_html else ["an error output (traceback)"]
+    code = ""
+    for found in CODE_OR_OUTPUT.finditer(page_html):
+        text = html.unescape(re.sub(r"<[^>]+>", "", found["body"]))
+        if found["kind"] in ("cell_input", "highlight-Python"):
+            code = text
+            continue
+        hits = STRAY_REPR.findall(found["body"]) + re.findall(r"^(?:Text|Legend)\(", text, re.M)
+        if hits or "object at 0x" in text:
+            problems.append(f"an object's repr: {text.strip()[:120]!r}")
+        if "Traceback (most recent call last)" in text:
+            problems.append(f"a traceback: {text.strip()[:120]!r}")
+        elif EXCEPTION.search(text) and "except" not in code and not text.startswith("✗"):
+            problems.append(f"an error its code does not catch: {text.strip()[:120]!r}")
+    return problems
+
+
+def test_no_traceback_error_or_repr_in_outputs(layout) -> None:
+    """No output shows a traceback, an error the code does not catch, ``<... object at
+    0x...>``, ``Text(...)`` or ``Legend`` lines, in any language."""
+    found, outputs = [], 0
     for language in layout.languages:
         for page in _language_pages(layout, language):
-            outputs = re.findall(
-                r'<div class="(?:sphx-glr-script-out|cell_output)[^"]*".*?</pre>',
-                page.read_text(encoding="utf-8"),
-                re.DOTALL,
-            )
-            for block in outputs:
-                text = re.sub(r"<[^>]+>", "", block)
-                hits = STRAY_REPR.findall(text) + re.findall(
-                    r"^(?:Text|Legend)\(", text, re.MULTILINE
-                )
-                if hits or "object at 0x" in text:
-                    found.append(f"{_rel(layout, page)}: {text.strip()[:120]!r}")
+            page_html = page.read_text(encoding="utf-8")
+            outputs += page_html.count('class="cell_output') + page_html.count("sphx-glr-script-out")
+            found += [f"{_rel(layout, page)}: {problem}" for problem in output_problems(page_html)]
+    assert outputs > 200, f"only {outputs} outputs found"
     assert not found, "\n".join(found)
 
 

@@ -10,8 +10,7 @@ Chinese download prints. On the built site:
 - each has an English twin of the same name (the same code: the Chinese build replaces only
   comments and strings, ``translated_sources.translate_code``);
 - no label that the Chinese code prints (a string with words in a ``print`` call) is English;
-- on the Chinese tutorial pages, at least 90 % of the executed output blocks that have letters
-  have Chinese, and every :mod:`mha.check` report (``✓``/``✗``) on a Chinese page is Chinese.
+- on the Chinese tutorial pages, every executed output block that has letters has Chinese, and every :mod:`mha.check` report (``✓``/``✗``) on a Chinese page is Chinese.
 """
 
 from __future__ import annotations
@@ -149,7 +148,7 @@ def test_chinese_tutorial_outputs_are_chinese(layout) -> None:
     chinese = [block for block in worded if CJK.search(block)]
     assert len(worded) >= 20, f"{len(worded)} output blocks with letters on the tutorial pages"
     share = len(chinese) / len(worded)
-    assert share >= 0.9, (
+    assert share == 1, (
         f"{len(chinese)} of {len(worded)} output blocks ({share:.0%}) have Chinese; English: "
         f"{[b[:60] for b in worded if not CJK.search(b)][:6]}"
     )

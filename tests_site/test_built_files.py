@@ -1,0 +1,312 @@
+"""What a reader would notice, read from the built files of every page in every language.
+
+- every address a page names (``href``, ``src``, ``srcset``: links, scripts, stylesheets, the
+  2x and phone figures) is a file of the site, and every ``#anchor`` into a page is an ``id`` of
+  it: a reader never follows a link or waits for an image into a 404;
+- every page is in its edition's search index (``searchindex.js``): search finds every page;
+- the prose of a Chinese page is Chinese. What may stay English there: code (``code``, ``pre``,
+  ``kbd``), math, names (a run of at most three Latin words: PyTorch, ``nn.MultiheadAttention``,
+  Vaswani et al.), the papers' titles ("Attention Is All You Need": the glossary's rule), the
+  sentences the model reads, quoted (“the keys to the cabinet are”), and the API reference's
+  own words (its generated pages and summary tables, from the docstrings), which stay English;
+- each figure shows the words of its edition, read from what was drawn: the gallery's scraper
+  writes the text of each figure into its PNG (``Description``, docs/_ext/gallery_figures.py),
+  so a Chinese page showing an English figure fails whatever its file name and alt text say;
+- each download holds the code its page shows: a gallery example's ``.py`` its page's code
+  blocks, a tutorial notebook its page's code cells (after the install cell), in each edition
+  (``nox -s downloads`` runs them; test_downloads.py checks a notebook against its script).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import struct
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from pagechecks import CJK
+from sitescan import html_pages
+
+# ---------------------------------------------------------------------------------------------
+# Every address resolves
+
+URL_ATTRIBUTES = {"href", "src", "srcset", "data"}
+
+
+class _Addresses(HTMLParser):
+    """The local addresses a page names, and the ids it defines."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.addresses: list[tuple[str, str]] = []  # (tag, address)
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.add(value)
+            if name not in URL_ATTRIBUTES or not value:
+                continue
+            urls = [part.split()[0] for part in value.split(",") if part.strip()]
+            self.addresses += [(tag, url) for url in (urls if name == "srcset" else [value])]
+
+
+def _parse(page: Path) -> _Addresses:
+    parser = _Addresses()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def broken_addresses(root: Path) -> tuple[list[str], int]:
+    """(each address of a page of ``root`` that names no file or no id, how many were checked)."""
+    pages = {page.resolve(): _parse(page) for page in html_pages(root)}
+    problems, checked = [], 0
+    for page, found in pages.items():
+        for tag, address in found.addresses:
+            parts = urlsplit(address)
+            if parts.scheme or parts.netloc or address.startswith(("#", "javascript:")):
+                if address.startswith("#") and len(address) > 1:  # an anchor on this page
+                    checked += 1
+                    if unquote(address[1:]) not in found.ids:
+                        problems.append(f"{page.relative_to(root)}: <{tag}> {address}: no such id")
+                continue
+            checked += 1
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(root)}: <{tag}> {address}"
+            if not target.is_file():
+                problems.append(f"{where}: no such file")
+            elif parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else _parse(target).ids
+                if unquote(parts.fragment) not in ids:
+                    problems.append(f"{where}: no id {parts.fragment!r} there")
+    return problems, checked
+
+
+def test_every_address_resolves(site_dir: Path) -> None:
+    problems, checked = broken_addresses(site_dir)
+    assert checked > 20_000, f"only {checked} addresses found: is the parser reading the pages?"
+    assert not problems, f"{len(problems)} addresses lead nowhere:\n" + "\n".join(problems[:30])
+
+
+# ---------------------------------------------------------------------------------------------
+# Every page in its edition's search index
+
+# pages Sphinx writes that are not documents (the search page, the indices)
+NOT_DOCUMENTS = {"search", "genindex", "py-modindex"}
+
+
+def search_documents(folder: Path) -> set[str]:
+    """The documents that ``folder``'s ``searchindex.js`` indexes (``tutorial/index``...)."""
+    text = (folder / "searchindex.js").read_text(encoding="utf-8")
+    found = re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)
+    assert found, f"{folder / 'searchindex.js'} is not Sphinx's index"
+    return set(json.loads(found[1])["docnames"])
+
+
+def test_every_page_is_in_its_search_index(layout) -> None:
+    for language, folder in layout.languages.items():
+        pages = {
+            page.relative_to(folder).with_suffix("").as_posix() for page in html_pages(folder)
+        } - NOT_DOCUMENTS
+        indexed = search_documents(folder)
+        assert len(pages) > 100, f"{language}: only {len(pages)} pages"
+        assert pages - indexed == set(), f"{language}: pages search cannot find"
+        assert indexed - pages == set(), f"{language}: indexed pages that were not built"
+
+
+# ---------------------------------------------------------------------------------------------
+# The prose of a Chinese page is Chinese
+
+# a run of four or more Latin words, as a sentence of English has (names are shorter; shape
+# letters such as B, H, L, D are not words)
+ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){3,}")
+# the papers' titles, kept in English (the glossary's rule), and quotations: the sentences
+# the model reads are English, quoted “…” or 「…」
+KEPT_ENGLISH = ("Attention Is All You Need", "Are Sixteen Heads Really Better than One")
+QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》")
+NOT_PROSE = {"code", "pre", "kbd", "script", "style", "math", "svg", "mjx-container"}
+# code, math, the API's own words (a signature, an autosummary table of docstrings' first lines)
+NOT_PROSE_CLASSES = {"math", "highlight", "sig", "headerlink", "mha-install", "sphx-glr-script-out",
+                     "autosummary"}  # fmt: skip
+
+
+class _Prose(HTMLParser):
+    """The text of a page's article outside code, math and scripts."""
+
+    VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "wbr", "source", "col"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0  # inside <article>
+        self.skipping: list[bool] = []
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in self.VOID:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        if tag == "article":
+            self.depth += 1
+        self.skipping.append(tag in NOT_PROSE or bool(classes & NOT_PROSE_CLASSES))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID or not self.skipping:
+            return
+        self.skipping.pop()
+        if tag == "article":
+            self.depth -= 1
+        self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.depth and not any(self.skipping):
+            self.parts.append(data)
+
+
+def english_sentences(page: Path) -> list[str]:
+    """The runs of English words in the prose of ``page`` (see the module's doc)."""
+    parser = _Prose()
+    parser.feed(page.read_text(encoding="utf-8"))
+    text = "".join(parser.parts)
+    for kept in KEPT_ENGLISH:
+        text = text.replace(kept, "")
+    text = re.sub(r"\$[^$\n]*\$|\\\(.*?\\\)", "", QUOTED.sub("", text))  # quotes, raw math
+    return ENGLISH_RUN.findall(text)
+
+
+def test_chinese_prose_is_chinese(layout) -> None:
+    if "zh_CN" not in layout.languages:
+        pytest.fail("no zh_CN edition in this build")
+    folder = layout.languages["zh_CN"]
+    pages = [p for p in html_pages(folder) if "generated" not in p.relative_to(folder).parts]
+    assert len(pages) > 60, f"only {len(pages)} Chinese pages"
+    english = [f"{page.relative_to(folder)}: {run!r}" for page in pages
+               for run in english_sentences(page)]  # fmt: skip
+    assert not english, f"{len(english)} English sentences on Chinese pages:\n" + "\n".join(
+        english[:30]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Each figure shows its edition's words, read from what was drawn
+
+GALLERY_PNG = re.compile(r"sphx_glr_\w+?_\d{3}(?:_phone)?(?:_2_00x)?\.png$")
+WORD = re.compile(r"(?<![\\$_{])\b[A-Za-z]{3,}\b")  # an English word, not a TeX command
+
+
+def drawn_words(png: Path) -> str | None:
+    """The text a figure was drawn with (its PNG's ``Description``), None if it has none."""
+    data = png.read_bytes()
+    offset = 8  # the PNG signature
+    while offset < len(data):
+        length, kind = struct.unpack(">I4s", data[offset : offset + 8])
+        body = data[offset + 8 : offset + 8 + length]
+        if kind in (b"tEXt", b"iTXt") and body.split(b"\0", 1)[0] == b"Description":
+            if kind == b"tEXt":
+                return body.split(b"\0", 1)[1].decode("latin-1")
+            # iTXt: keyword, compression flag and method, language tag, translated keyword
+            assert body[12] == 0, f"{png.name}: a compressed iTXt"
+            return body[13:].split(b"\0", 2)[2].decode("utf-8")
+        offset += 12 + length
+    return None
+
+
+def gallery_figures(folder: Path) -> dict[str, Path]:
+    """Each gallery figure file a page of ``folder`` shows (every size), by name."""
+    found = {}
+    for page in sorted((folder / "auto_examples").rglob("plot_*.html")):
+        for _, address in _parse(page).addresses:
+            if GALLERY_PNG.search(address):
+                path = (page.parent / address).resolve()
+                found[path.name] = path
+    return found
+
+
+def test_each_figure_shows_its_editions_words(layout) -> None:
+    """On a Chinese page every figure whose English twin has English words has Chinese; on an
+    English page none has Chinese. Every figure, 2x and phone versions included."""
+    english = gallery_figures(layout.main)
+    chinese = gallery_figures(layout.languages["zh_CN"]) if "zh_CN" in layout.languages else {}
+    assert len(english) >= 60 and chinese.keys() == english.keys(), (len(english), len(chinese))
+    problems, worded = [], 0
+    for name, path in english.items():
+        words, twin = drawn_words(path), drawn_words(chinese[name])
+        if words is None or twin is None:
+            problems.append(f"{name}: the PNG does not say what was drawn in it")
+            continue
+        if CJK.search(words):
+            problems.append(f"{name}: an English page's figure shows Chinese: {words[:60]!r}")
+        if WORD.search(words):
+            worded += 1
+            if not CJK.search(twin):
+                problems.append(f"zh_CN {name}: shows English, {twin.strip()[:60]!r}")
+    assert worded >= 40, f"only {worded} figures with words"
+    assert not problems, "\n".join(problems[:20])
+
+
+# ---------------------------------------------------------------------------------------------
+# Each download holds the code its page shows
+
+CODE_BLOCK = re.compile(
+    r'<div class="highlight-(?:Python|python|ipython3|default) notranslate">'
+    r'<div class="highlight"><pre>(.*?)</pre>',
+    re.DOTALL,
+)
+CELL_INPUT = re.compile(r'<div class="cell_input[^"]*">.*?<pre>(.*?)</pre>', re.DOTALL)
+DOWNLOAD = re.compile(r'<a [^>]*href="([^"]*_downloads/[^"]+\.(?:py|ipynb))"')
+CELL_MARK = re.compile(r"^# %%")
+
+
+def _text(block: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", block)).strip()
+
+
+def script_code(script: str) -> list[str]:
+    """The code of each cell of a gallery script: its blocks between ``# %%`` text blocks."""
+    body = re.sub(r'^\s*[rR]?""".*?"""\n', "", script, count=1, flags=re.DOTALL)
+    body = re.sub(r"^# sphinx_gallery_\w+ = .*\n", "", body, flags=re.MULTILINE)  # not shown
+    blocks, current = [], []
+    for line in body.splitlines():
+        if CELL_MARK.match(line):
+            blocks.append(current)
+            current = ["# %%"]  # its text follows, as comment lines
+        elif current[:1] == ["# %%"] and (line.startswith("#") or not line.strip()):
+            continue  # the cell's text
+        else:
+            current = [c for c in current if c != "# %%"] + [line]
+    blocks.append(current)
+    code = ("\n".join(b for b in block if b != "# %%").strip() for block in blocks)
+    return [c for c in code if c]
+
+
+def page_downloads(page: Path, html_text: str, suffix: str) -> list[Path]:
+    return sorted({(page.parent / href).resolve() for href in DOWNLOAD.findall(html_text)
+                   if href.endswith(suffix)})  # fmt: skip
+
+
+def test_each_download_holds_the_code_its_page_shows(layout) -> None:
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        for page in sorted((folder / "auto_examples").rglob("plot_*.html")):
+            text = page.read_text(encoding="utf-8")
+            shown = [_text(block) for block in CODE_BLOCK.findall(text)]
+            for script in page_downloads(page, text, ".py"):
+                compared += 1
+                if script_code(script.read_text(encoding="utf-8")) != shown:
+                    problems.append(f"{language} {page.name}: {script.name} is not its code")
+        for page in sorted((folder / "tutorial").glob("[0-9][0-9]_*.html")):
+            text = page.read_text(encoding="utf-8")
+            shown = [_text(block) for block in CELL_INPUT.findall(text)]
+            for notebook in page_downloads(page, text, ".ipynb"):
+                compared += 1
+                cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+                code = ["".join(c["source"]).strip() for c in cells if c["cell_type"] == "code"]
+                if code[1:] != shown:  # after the install cell
+                    problems.append(f"{language} {page.name}: {notebook.name} is not its code")
+    assert compared >= 2 * 35, f"only {compared} downloads compared with their pages"
+    assert not problems, "\n".join(problems)
