@@ -348,6 +348,10 @@ def chromium() -> str:
     return shutil.which("chromium") or ""
 
 
+# the site checks' tools: Debian's Chromium driven (no browser download), axe-core
+BROWSER_TOOLS = ("pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+
+
 @nox.session(python="3.11", reuse_venv=True)
 def browser(session: nox.Session) -> None:
     """Check the built site offline and in Chromium: every page, math, search, downloads, themes.
@@ -358,8 +362,7 @@ def browser(session: nox.Session) -> None:
     themes and languages. One browser per core (pytest-xdist). Screenshots go to
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
-    # drives Debian's Chromium (no browser download); axe-core checks accessibility
-    session.install(NO_COMPILE, "pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+    session.install(NO_COMPILE, *BROWSER_TOOLS)
     if installing_only(session):
         return
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
@@ -375,6 +378,27 @@ def browser(session: nox.Session) -> None:
         *(f"--site={site}", f"--screenshots={screenshots}", f"--chromium={chromium()}"),
         *("--numprocesses", str(cores())),
         *session.posargs,
+    )
+
+
+@nox.session(python="3.11", reuse_venv=True)
+def faults(session: nox.Session) -> None:
+    """Make each fault of tests_site/faults.py in a copy of the built site or of the sources and
+    run the checks that should catch it; fail unless every fault is caught. Prints the table.
+
+    Run ``nox -s docs`` first. Faults run side by side, one per core (each check on one torch
+    thread). ``-- -k WORDS`` runs only the faults whose name contains WORDS.
+    """
+    session.install(NO_COMPILE, *BROWSER_TOOLS)
+    build_python = shared_env(session, "docs,test")  # the build's and the package's tests
+    if installing_only(session):
+        return
+    site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
+    if not (site / "index.html").is_file() or not chromium():
+        session.error(f"needs the built site at {site} (nox -s docs) and Debian's chromium")
+    session.run(
+        *("python", "tests_site/faults.py", f"--site={site}", f"--build-python={build_python}"),
+        *(f"--chromium={chromium()}", f"--jobs={cores()}", *session.posargs),
     )
 
 

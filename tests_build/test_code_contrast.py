@@ -253,7 +253,9 @@ def site_rules(theme: str, path: Path) -> list[tuple[str, dict[str, str]]]:
     again = {(s.replace(themed, ""), k) for s, declared in found if themed in s for k in declared}
     rules = []
     for selector, declared in found:
-        kept = {k: v for k, v in declared.items() if themed in selector or (selector, k) not in again}
+        kept = {
+            k: v for k, v in declared.items() if themed in selector or (selector, k) not in again
+        }
         if kept:
             rules.append((selector, kept))
     return rules
@@ -306,8 +308,12 @@ def site_colour_problems(theme: str) -> tuple[list[str], int]:
             if text:
                 pairs += [(text, what, ground, AA) for what, ground in under.items()]
             elif own and not NO_TEXT.search(selector):  # the theme's text and links on it
-                pairs += [(c, "its background", under["its background"], AA) for c in
-                          map("rgb({:.0f},{:.0f},{:.0f})".format, *zip(*texts.values(), strict=True))]
+                pairs += [
+                    (c, "its background", under["its background"], AA)
+                    for c in map(
+                        "rgb({:.0f},{:.0f},{:.0f})".format, *zip(*texts.values(), strict=True)
+                    )
+                ]
             for name, value in declared.items():  # the explorer's head colours: lines, marks
                 if re.fullmatch(r"--hx-head-\d+", name):
                     pairs += [(site_colour(value, variables), what, g, NON_TEXT)
@@ -315,7 +321,9 @@ def site_colour_problems(theme: str) -> tuple[list[str], int]:
             for colour, what, ground, needed in pairs:
                 checked += 1
                 shown = parse(colour, under=ground)
-                shown = tuple(opacity * c + (1 - opacity) * g for c, g in zip(shown, ground))
+                shown = tuple(
+                    opacity * c + (1 - opacity) * g for c, g in zip(shown, ground, strict=True)
+                )
                 ratio = contrast(shown, ground)
                 if ratio < needed:
                     problems.append(f"{where}: {colour} on the {what}: {ratio:.2f}:1 < {needed}")

@@ -93,7 +93,9 @@ def output_problems(page_html: str) -> list[str]:
         if found["kind"] in ("cell_input", "highlight-Python"):
             code = text
             continue
-        hits = STRAY_REPR.findall(found["body"]) + re.findall(r"^(?:Text|Legend)\(", text, re.M)
+        hits = STRAY_REPR.findall(found["body"]) + re.findall(
+            r"^(?:Text|Legend)\(", text, re.MULTILINE
+        )
         if hits or "object at 0x" in text:
             problems.append(f"an object's repr: {text.strip()[:120]!r}")
         if "Traceback (most recent call last)" in text:
@@ -110,7 +112,9 @@ def test_no_traceback_error_or_repr_in_outputs(layout) -> None:
     for language in layout.languages:
         for page in _language_pages(layout, language):
             page_html = page.read_text(encoding="utf-8")
-            outputs += page_html.count('class="cell_output') + page_html.count("sphx-glr-script-out")
+            outputs += page_html.count('class="cell_output') + page_html.count(
+                "sphx-glr-script-out"
+            )
             found += [f"{_rel(layout, page)}: {problem}" for problem in output_problems(page_html)]
     assert outputs > 200, f"only {outputs} outputs found"
     assert not found, "\n".join(found)

@@ -1,0 +1,391 @@
+"""The fault suite: faults a reader would notice, each made in a copy of the built site or of the
+sources, each run against the checks that should catch it (mutation testing for the site).
+
+``nox -s faults`` runs it after ``nox -s docs``. First every check of the table runs on the
+site and the sources as they are, and must pass (a check that fails there catches nothing).
+Then each fault, in a copy of its own (the site's files linked, a changed file written anew),
+runs its checks: it is caught when each check named for it fails, with the words that say why
+in its report, and any other check run beside it passes (a 404 is blamed on the page that
+asked for it, not on the next one). The table printed at the end gives each fault and the check
+that caught it; the run fails unless every fault is caught (100 %).
+
+    python tests_site/faults.py --site docs/_build/html --build-python .nox/mha/bin/python
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE_TESTS = ("-c", "tests_site/pytest.ini")
+BUILD_TESTS = ("-c", "tests_build/pytest.ini")
+FAILED = re.compile(r"^FAILED (\S+)", re.MULTILINE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Changes: each writes a file anew (the copy's files are links to the originals) and fails when
+# what it changes is not there, so that a fault the site has outgrown is not counted caught
+
+
+def write(path: Path, text: str | bytes) -> None:
+    path.unlink()
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def sub(root: Path, rel: str, pattern: str, replacement: str, count: int = 1) -> None:
+    """Replace ``pattern`` (a regular expression, DOTALL) in ``root/rel``; it must be found."""
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    text, found = re.subn(pattern, replacement, text, count=count, flags=re.DOTALL)
+    assert found, f"{rel}: {pattern!r} not found"
+    write(path, text)
+
+
+def one(root: Path, pattern: str) -> str:
+    """The one file of ``root`` matching the glob ``pattern``, relative to ``root``."""
+    found = sorted(root.glob(pattern))
+    assert len(found) == 1, f"{pattern}: {len(found)} files"
+    return found[0].relative_to(root).as_posix()
+
+
+def delete(root: Path, *patterns: str) -> None:
+    for pattern in patterns:
+        (root / one(root, pattern)).unlink()
+
+
+def drop_element(root: Path, rel: str, opening: str) -> None:
+    """Remove the ``<div>`` that starts with ``opening`` and everything inside it."""
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    start = text.index(opening)
+    depth, at = 0, start
+    for tag in re.finditer(r"<(/?)div\b", text[start:]):
+        depth += -1 if tag[1] else 1
+        if depth == 0:
+            at = start + tag.end()
+            break
+    write(path, text[:start] + text[text.index(">", at) + 1 :])
+
+
+def swap_editions(root: Path, *names: str) -> None:
+    """The English and the Chinese edition's files of these names, exchanged."""
+    for name in names:
+        english, chinese = root / "en" / "_images" / name, root / "zh_CN" / "_images" / name
+        a, b = english.read_bytes(), chinese.read_bytes()
+        write(english, b)
+        write(chinese, a)
+
+
+def drop_from_search(root: Path, folder: str, document: str) -> None:
+    path = root / folder / "searchindex.js"
+    text = path.read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    at = index["docnames"].index(document)
+    for key in ("docnames", "filenames", "titles"):
+        del index[key][at]
+    write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
+
+
+def change_download(root: Path, folder: str, stem: str, suffixes: tuple[str, ...]) -> None:
+    """The same line of code changed in the example's downloads of these suffixes."""
+    for suffix in suffixes:
+        sub(root, one(root, f"{folder}/_downloads/*/{stem}{suffix}"), r"torch\.manual_seed\(0\)",
+            "torch.manual_seed(1)")  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# The faults
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault: ``change`` makes it in a copy; the pytest arguments ``run`` run; each node id
+    of ``caught_by`` (a prefix) must fail, ``says`` must be in the report, the rest must pass.
+    ``where``: "site" (a copy of the built site, the site's checks) or "sources" (a copy of the
+    repository, run with the build's environment: the build's and the package's tests)."""
+
+    name: str
+    change: Callable[[Path], None]
+    run: tuple[str, ...]
+    caught_by: tuple[str, ...]
+    says: str
+    where: str = "site"
+
+
+PAGES = "tests_site/test_pages.py::test_page"
+FILES = "tests_site/test_built_files.py::"
+HEATMAPS = "en/auto_examples/05_pictures/plot_01_head_heatmaps.html"
+ZH_HEATMAPS = "zh_CN/auto_examples/05_pictures/plot_01_head_heatmaps.html"
+FIGURE = "sphx_glr_plot_01_head_heatmaps_001"
+ZH_PAGE_2, ZH_PAGE_3 = "zh_CN/tutorial/02_walkthrough.html", "zh_CN/tutorial/03_pytorch_module.html"
+OUTPUTS = "tests_site/test_reader.py::test_no_traceback_error_or_repr_in_outputs"
+ZH_OUTPUTS = "tests_site/test_translated_downloads.py::test_chinese_tutorial_outputs_are_chinese"
+FIRST_OUTPUT = r'(<div class="cell_output.*?<pre>).*?(</pre>)'
+
+
+def _page(path: str) -> str:
+    return f"{PAGES}[{path}]"
+
+
+FAULTS = [
+    Fault("an English sentence in a paragraph of a Chinese tutorial page",
+          lambda r: sub(r, ZH_PAGE_3, r"(<article.*?<p>)", r"\1This sentence was left in English. "),
+          (FILES + "test_chinese_prose_is_chinese",), (FILES + "test_chinese_prose_is_chinese",),
+          "This sentence was left in English"),
+    Fault("a link to a page that does not exist, in a Chinese page's article",
+          lambda r: sub(r, ZH_PAGE_2, r'(<article.*?<a class="reference internal" href=")[^"#]+',
+                        r"\1gone.html"),
+          (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
+          "gone.html"),
+    Fault("a link to a page that does not exist, in a Chinese page's sidebar",
+          lambda r: sub(r, ZH_PAGE_2, r'(bd-sidebar-primary.*?<a class="reference internal" '
+                                      r'href=")[^"#]+', r"\1away.html"),
+          (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
+          "away.html: no such file"),
+    Fault("a link to an anchor that does not exist, on a Chinese page",
+          lambda r: sub(r, ZH_PAGE_2, r'(<article.*?<a class="reference internal" href="[^"#]+)',
+                        r"\1#no-such-section"),
+          (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
+          "no id 'no-such-section"),
+    Fault("a figure's 2x and phone 2x PNGs deleted",
+          lambda r: delete(r, f"en/_images/{FIGURE}_2_00x.png",
+                           f"en/_images/{FIGURE}_phone_2_00x.png"),
+          (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
+          f"{FIGURE}_2_00x.png: no such file"),
+    Fault("a figure's 1x PNG deleted: blamed on its page, not on the next",
+          lambda r: delete(r, f"en/_images/{FIGURE}.png"),
+          ("-p", "no:xdist", _page(HEATMAPS),
+           _page("en/auto_examples/05_pictures/plot_02_shape_flow.html")),
+          (_page(HEATMAPS),), "HTTP 404: "),
+    Fault("a code cell's output replaced by a Python traceback (Chinese page 3)",
+          lambda r: sub(r, ZH_PAGE_3, FIRST_OUTPUT, r"\1Traceback (most recent call last):\n"
+                        r'  File "&lt;stdin&gt;", line 1\nRuntimeError: boom\2'),
+          (OUTPUTS, ZH_OUTPUTS), (OUTPUTS, ZH_OUTPUTS), "a traceback"),
+    Fault("an output that shows an error its code does not catch",
+          lambda r: sub(r, "en/tutorial/02_walkthrough.html", FIRST_OUTPUT,
+                        r"\1RuntimeError: shape mismatch\2"),
+          (OUTPUTS,), (OUTPUTS,), "an error its code does not catch"),
+    Fault("an object's repr in an output",
+          lambda r: sub(r, "en/tutorial/02_walkthrough.html", FIRST_OUTPUT,
+                        r"\1&lt;matplotlib.lines.Line2D object at 0x7f3a&gt;\2"),
+          (OUTPUTS,), (OUTPUTS,), "an object's repr"),
+    Fault("one English output on a Chinese tutorial page",
+          lambda r: sub(r, ZH_PAGE_3, FIRST_OUTPUT, r"\1attention weights (2, 5, 5)\2"),
+          (ZH_OUTPUTS,), (ZH_OUTPUTS,), "output blocks"),
+    Fault("a gallery example's four PNGs swapped between the editions",
+          lambda r: swap_editions(r, *(f"{FIGURE}{v}.png" for v in
+                                       ("", "_2_00x", "_phone", "_phone_2_00x"))),
+          (FILES + "test_each_figure_shows_its_editions_words",),
+          (FILES + "test_each_figure_shows_its_editions_words",), f"zh_CN {FIGURE}"),
+    Fault("a page removed from the search index",
+          lambda r: drop_from_search(r, "en", "howto/common-errors"),
+          (FILES + "test_every_page_is_in_its_search_index",),
+          (FILES + "test_every_page_is_in_its_search_index",), "howto/common-errors"),
+    Fault("a download's .py and .ipynb both changed, unlike the page's code",
+          lambda r: change_download(r, "en", "plot_03_split_heads", (".py", ".ipynb")),
+          (FILES + "test_each_download_holds_the_code_its_page_shows",),
+          (FILES + "test_each_download_holds_the_code_its_page_shows",),
+          "plot_03_split_heads.py is not its code"),
+    Fault("a Chinese tutorial notebook's code changed, unlike its page",
+          lambda r: change_download(r, "zh_CN", "02_walkthrough", (".ipynb",)),
+          (FILES + "test_each_download_holds_the_code_its_page_shows",),
+          (FILES + "test_each_download_holds_the_code_its_page_shows",),
+          "02_walkthrough.ipynb is not its code"),
+    Fault("the landing page's cards removed",
+          lambda r: drop_element(r, "en/index.html", '<div class="sd-container-fluid'),
+          (_page("en/index.html"),), (_page("en/index.html"),), "[landing page]"),
+    Fault("a figure shrunk to 45 % on the Chinese copy of a page",
+          lambda r: sub(r, ZH_HEATMAPS, rf'(<img )(src="[^"]*{FIGURE}\.png")',
+                        r'\1style="width: 45%" \2'),
+          (_page(ZH_HEATMAPS),), (_page(ZH_HEATMAPS),), "[figure sizes]"),
+    Fault("a figure shrunk to 45 % on an English page",
+          lambda r: sub(r, HEATMAPS, rf'(<img )(src="[^"]*{FIGURE}\.png")',
+                        r'\1style="width: 45%" \2'),
+          (_page(HEATMAPS),), (_page(HEATMAPS),), "[figure sizes]"),
+    Fault("a Chinese API page wider than the window",
+          lambda r: sub(r, "zh_CN/reference/generated/mha.split_heads.html",
+                        r'(<div id="pst-secondary-sidebar")', r'\1 style="min-width: 1500px"'),
+          (_page("zh_CN/reference/generated/mha.split_heads.html"),),
+          (_page("zh_CN/reference/generated/mha.split_heads.html"),), "[API page fits]"),
+    Fault("a 600 px box in a question's answer (Chinese page 2)",
+          lambda r: sub(r, ZH_PAGE_2, r'(<div class="mha-answer[^"]*">)',
+                        r'\1<div style="width: 600px; height: 2px"></div>'),
+          (_page(ZH_PAGE_2),), (_page(ZH_PAGE_2),), "[questions answer back]"),
+    Fault("a skipped heading level",
+          lambda r: sub(r, "en/explanation/why-scale.html", r"<h2>(.*?)</h2>", r"<h4>\1</h4>"),
+          (_page("en/explanation/why-scale.html"),), (_page("en/explanation/why-scale.html"),),
+          "heading-order"),
+    Fault("raw TeX on a page",
+          lambda r: sub(r, "en/tutorial/06_summary.html", r"(<article.*?<p>)",
+                        r"\1$\\sqrt{d_k}$ "),
+          (_page("en/tutorial/06_summary.html"),), (_page("en/tutorial/06_summary.html"),),
+          "raw TeX"),
+    Fault("a Chinese link title set bare, its page gone",
+          lambda r: delete(r, "zh_CN/tutorial/03_pytorch_module.html"),
+          ("tests_site/test_link_titles.py",), ("tests_site/test_link_titles.py",),
+          "links to a missing"),
+    Fault("a low-contrast dark colour for .bench-met (Performance page)",
+          lambda r: sub(r, "docs/_static/custom.css", r"#8ee6a8", "#2f6b45"),
+          (*BUILD_TESTS, "tests_build/test_code_contrast.py"),
+          ("tests_build/test_code_contrast.py::test_every_site_colour_reads[dark]",),
+          ".bench-met in dark", where="sources"),
+    Fault("an English msgstr in a Chinese catalog",
+          lambda r: sub(r, "docs/locale/zh_CN/LC_MESSAGES/tutorial/06_summary.po",
+                        r'(msgid "(About 1 minute[^"]*)"\nmsgstr )"[^"]*"', r'\1"\2"'),
+          (*BUILD_TESTS, "tests_build/catalogs/test_glossary.py"),
+          ("tests_build/catalogs/test_glossary.py::test_catalog_keeps_to_the_glossary",),
+          "English", where="sources"),
+    Fault("a flipped mask polarity (True allowed instead of blocked)",
+          lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
+          ("tests/test_parity.py", "tests/test_module.py"),
+          ("tests/test_parity.py", "tests/test_module.py"), "", where="sources"),
+]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Running them
+
+
+def say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+@dataclass
+class Outcome:
+    fault: Fault
+    caught: bool
+    failed: list[str]
+    why: str
+    seconds: float
+
+
+def pytest(python: str, args: tuple[str, ...], cwd: Path, env: dict, extra: list[str]) -> str:
+    command = [python, "-m", "pytest", *args, *extra, "-q", "--tb=short", "-p", "no:cacheprovider"]
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return done.stdout + done.stderr
+
+
+def copy_site(site: Path, into: Path) -> Path:
+    shutil.copytree(site, into, copy_function=os.link)  # links: a change writes anew (write)
+    return into
+
+
+def copy_sources(into: Path) -> Path:
+    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split("\0")  # fmt: skip
+    for name in filter(None, names):
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (ROOT / name).is_file():
+            os.link(ROOT / name, target)
+    return into
+
+
+class Runner:
+    def __init__(self, site: Path, build_python: str, chromium: str, work: Path) -> None:
+        self.site, self.build_python, self.work = site, build_python, work
+        self.site_args = [f"--chromium={chromium}", f"--screenshots={work / 'screenshots'}"]
+        self.env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+    def run(self, fault: Fault | None, root: Path, args: tuple[str, ...], where: str) -> str:
+        if where == "site":
+            extra = [f"--site={root}", *self.site_args]
+            return pytest(sys.executable, (*SITE_TESTS, *args), ROOT, self.env, extra)
+        env = {**self.env, "PYTHONPATH": str(root / "src")}  # the copy's package, not ROOT's
+        return pytest(self.build_python, args, root, env, [])
+
+    def pristine(self, faults: list[Fault]) -> list[str]:
+        """The faults' checks on the site and the sources as they are: all must pass."""
+        problems = []
+        for where, root in (("site", self.site), ("sources", copy_sources(self.work / "clean"))):
+            args = [a for f in faults if f.where == where for a in f.run
+                    if a not in ("-p", "no:xdist", "no:doctest", *BUILD_TESTS)]  # fmt: skip
+            groups = [tuple(dict.fromkeys(args))]
+            if where == "sources":  # the build's tests and the package's, each with its config
+                groups = [(*BUILD_TESTS, *(a for a in groups[0] if a.startswith("tests_build"))),
+                          tuple(a for a in groups[0] if a.startswith("tests/"))]  # fmt: skip
+            for group in (g for g in groups if any(a.endswith(".py") for a in g)):
+                report = self.run(None, root, group, where)
+                problems += [f"{where}: {name}" for name in FAILED.findall(report)]
+                if not re.search(r"\d+ passed", report) or "error" in report.splitlines()[-1]:
+                    problems.append(f"{where}: {group} did not run:\n{report[-2000:]}")
+        return problems
+
+    def inject(self, number: int, fault: Fault) -> Outcome:
+        start = time.perf_counter()
+        into = self.work / f"fault-{number:02d}"
+        root = copy_site(self.site, into) if fault.where == "site" else copy_sources(into)
+        try:
+            fault.change(root)
+        except (AssertionError, ValueError) as error:
+            return Outcome(fault, False, [], f"could not be made: {error}", 0.0)
+        report = self.run(fault, root, fault.run, fault.where)
+        shutil.rmtree(into, ignore_errors=True)
+        failed = FAILED.findall(report)
+        missed = [c for c in fault.caught_by if not any(f.startswith(c) for f in failed)]
+        others = [f for f in failed if not any(f.startswith(c) for c in fault.caught_by)]
+        why = ""
+        if missed:
+            why = f"not caught by {missed}"
+        elif others:
+            why = f"blamed on other checks too: {others}"
+        elif fault.says not in report:
+            why = f"caught, but the report does not say {fault.says!r}"
+        return Outcome(fault, not why, failed, why, time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, default=ROOT / "docs" / "_build" / "html")
+    parser.add_argument(
+        "--build-python",
+        required=True,
+        type=os.path.abspath,
+        help="the python of the docs and tests environment",
+    )
+    parser.add_argument("--chromium", default=shutil.which("chromium") or "")
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("-k", default="", help="only the faults whose name contains this")
+    options = parser.parse_args(argv)
+    chosen = [f for f in FAULTS if options.k in f.name]
+    with tempfile.TemporaryDirectory(prefix="mha-faults-") as folder:
+        runner = Runner(options.site.resolve(), options.build_python, options.chromium,
+                        Path(folder))  # fmt: skip
+        start = time.perf_counter()
+        problems = runner.pristine(chosen)
+        if problems:
+            say("the checks fail on the site as it is:\n" + "\n".join(problems))
+            return 1
+        say(f"every check passes on the site as it is ({time.perf_counter() - start:.0f} s)")
+        with ThreadPoolExecutor(options.jobs) as pool:
+            outcomes = list(pool.map(runner.inject, range(len(chosen)), chosen))
+    width = max(len(o.fault.name) for o in outcomes)
+    say(f"\n{'fault':<{width}}  {'caught by':<60}  seconds")
+    for o in outcomes:
+        names = sorted({f.split("::")[-1].split("[")[0] for f in o.failed})
+        by = (", ".join(names) + (f" ({len(o.failed)} tests)" if len(o.failed) > 1 else "")
+              if o.caught else "")  # fmt: skip
+        say(f"{o.fault.name:<{width}}  {by or 'MISSED: ' + o.why:<60}  {o.seconds:5.1f}")
+    caught = sum(o.caught for o in outcomes)
+    say(f"\n{caught} of {len(outcomes)} faults caught ({caught / len(outcomes):.0%})")
+    return 0 if caught == len(outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
