@@ -278,9 +278,14 @@ def site_colour(value: str, variables: dict[str, str]) -> str | None:
         if not found:
             break
         value = variables.get(found[1], found[2] or "")
-    value = value.strip().split()[0] if value.strip() else ""
-    colour = re.fullmatch(r"#[0-9a-fA-F]{3,8}|rgba?\([^)]*\)", value)
-    return None if not colour or NOT_A_COLOUR.search(value.lower()) else value
+    colour = re.match(r"\s*(#[0-9a-fA-F]{3,8}\b|rgba?\([^)]*\))", value)
+    if colour:
+        return colour[1]
+    word = value.strip().split()[0].lower() if value.strip() else "none"
+    assert NOT_A_COLOUR.search(word) or not re.match(r"#|rgb|hsl|[a-z]+$", word), (
+        f"a colour the check cannot read: {value!r}"
+    )
+    return None
 
 
 def site_colour_problems(theme: str) -> tuple[list[str], int]:

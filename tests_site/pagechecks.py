@@ -86,8 +86,8 @@ def error_table_problems(page, language: str) -> list[str]:
     if table is None:
         return ["no error table (#howto-common-errors > ... > table)"]
     problems = []
-    if table["rows"] < 7:
-        problems.append(f"error table: {table['rows']} rows, expected at least 7")
+    if table["rows"] != 8:  # the page's "Eight mistakes"
+        problems.append(f"error table: {table['rows']} rows, expected 8")
     if table["tableWidth"] > table["window"]:
         problems.append(f"error table wider than the window: {table}")
     if min(table["cellWidths"], default=0) <= 0.7 * table["tableWidth"]:
@@ -154,11 +154,26 @@ OVERFLOW_JS = """() => {
             + (el.textContent || '').trim().slice(0, 50))};
 }"""
 
-API_WIDTH_JS = """() => ({scroll: document.documentElement.scrollWidth,
-  width: document.documentElement.clientWidth,
-  toc: Math.max(0, ...[...document.querySelectorAll(
-    '.bd-sidebar-secondary, .bd-sidebar-secondary *')]
-    .map((el) => el.getBoundingClientRect().right))})"""
+# an API page: the window's width, the page's, the right edge of its "On this page" list, and
+# what of the article ends past the article's edge outside a box of its own that scrolls (the
+# article's box scrolls: a signature wider than it would never widen the page)
+API_WIDTH_JS = """() => {
+  const article = document.querySelector('article');
+  const edge = article.getBoundingClientRect().right;
+  const scrolls = (el) => {
+    for (let p = el.parentElement; p && p !== article; p = p.parentElement)
+      if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)) return true;
+    return false;
+  };
+  return {scroll: document.documentElement.scrollWidth,
+    width: document.documentElement.clientWidth,
+    toc: Math.max(0, ...[...document.querySelectorAll(
+      '.bd-sidebar-secondary, .bd-sidebar-secondary *')]
+      .map((el) => el.getBoundingClientRect().right)),
+    past: [...article.querySelectorAll('*')]
+      .filter((el) => el.getBoundingClientRect().right > edge + 1 && !scrolls(el))
+      .slice(0, 3).map((el) => el.tagName + ': ' + (el.textContent || '').trim().slice(0, 50))};
+}"""
 
 # ---------------------------------------------------------------------------------------------
 # Figures: shown at (nearly) the size they were drawn for, so 10 pt text stays 10 pt
@@ -171,7 +186,9 @@ FIGURES_JS = """() => [...document.querySelectorAll('main img')]
                     && img.parentElement.querySelector('source'))}))"""
 
 # a figure: a gallery image (not a thumbnail) or a benchmark chart; not the logo
-FIGURE_SRC = re.compile(r'src="[^"]*(?:_images/sphx_glr_\w+_\d{3}\.png|_static/bench/\w+\.png)"')
+FIGURE_SRC = re.compile(
+    r'src="[^"]*(?:_images/sphx_glr_\w+_\d{3}\.png|_static/bench/\w+(?:\.zh_CN)?\.png)"'
+)
 
 # the smallest share of its natural (1x) width at which a figure is shown: on a desktop the
 # figure drawn for the 7 in column; on a phone its phone version (docs/_ext/site_figures.py),
@@ -262,8 +279,9 @@ def landing_page_problems(page) -> list[str]:
     output = page.inner_text("main .cell_output")
     if "torch.Size([2, 5, 64])" not in output or "torch.Size([2, 8, 5, 5])" not in output:
         problems.append(f"the quick start's output lacks its shapes: {output!r}")
-    if page.locator("main img[alt*='shape']").count() < 1:
-        problems.append("no shape picture")
+    shape = page.locator("main img[src*='sphx_glr_plot_02_shape_flow_001']")
+    if shape.count() < 1 or not shape.first.evaluate("(img) => img.naturalWidth > 0"):
+        problems.append("no shape picture (the shape flow's figure, loaded)")
     start = page.locator("main a.mha-start")
     if start.count() != 1 or not (start.first.get_attribute("href") or "").startswith("tutorial/"):
         problems.append("no single start button into the tutorial")

@@ -31,6 +31,15 @@ import pytest
 from pagechecks import CJK
 from sitescan import html_pages
 
+EDITIONS = {"en", "zh_CN"}  # the site's languages (docs/_ext/site_facts.py)
+
+
+def test_every_edition_is_built(layout) -> None:
+    """Both editions, each with its search index: the checks that read one edition skip when it
+    is missing (a one-language build), and this one fails."""
+    assert set(layout.languages) == EDITIONS, f"editions built: {sorted(layout.languages)}"
+
+
 # ---------------------------------------------------------------------------------------------
 # Every address resolves
 
@@ -245,7 +254,7 @@ def test_each_figure_shows_its_editions_words(layout) -> None:
             worded += 1
             if not CJK.search(twin):
                 problems.append(f"zh_CN {name}: shows English, {twin.strip()[:60]!r}")
-    assert worded >= 40, f"only {worded} figures with words"
+    assert worded == len(english), f"only {worded} of {len(english)} figures with words"
     assert not problems, "\n".join(problems[:20])
 
 

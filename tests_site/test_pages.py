@@ -149,12 +149,12 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
         def api_fits() -> list[str]:
             sizes = page.evaluate(API_WIDTH_JS)
             fits = sizes["scroll"] <= sizes["width"] + 1 and sizes["toc"] <= sizes["width"] + 1
-            return [] if fits else [f"wider than the window: {sizes}"]
+            return [] if fits and not sizes["past"] else [f"wider than its place: {sizes}"]
 
         checks["API page fits"] = api_fits
     if rel == "howto/common-errors.html":
         checks["error table"] = lambda: error_table_problems(page, language)
-    if page_path == context["layout"].main_prefix + "index.html":
+    if rel == "index.html" and language:  # each edition's landing page
         checks["landing page"] = lambda: landing_page_problems(page)
     if page_path == context["figure_page"]:
         checks["figures visible"] = lambda: figure_visibility_problems(page, "light")
@@ -282,25 +282,22 @@ def test_page(
 
 
 def test_the_sweep_has_pages_to_check(layout) -> None:
-    """Math on a tutorial page, >= 20 figures with >= 15 phone versions, API pages, >= 5 pages
-    with tables, the error table and >= 7 pages of questions in every language, and every page
-    named for a screenshot."""
-    en = sorted(p for p in layout.main.rglob("*.html") if "_static" not in p.parts)
-    with_math = [p for p in en if "tutorial" in p.parts and 'class="math' in p.read_text()]
-    assert with_math, "no tutorial page has math"
-    figures = sum(len(FIGURE_SRC.findall(p.read_text(encoding="utf-8"))) for p in en)
-    assert figures >= 20, f"only {figures} figures found"
-    phone_versions = sum(
-        p.read_text(encoding="utf-8").count('<source media="(max-width: 540px)"') for p in en
-    )
-    assert phone_versions >= 15, f"only {phone_versions} figures have a phone version"
-    assert list((layout.main / "reference").rglob("*.html")), "no API page"
-    tables = [p for p in en if "<table" in p.read_text(encoding="utf-8")]
-    assert len(tables) >= 5, f"tables on only {len(tables)} pages (narrowed to 1280 px)"
-    for folder in layout.languages.values():
+    """In every language: math on a tutorial page, >= 36 figures with >= 32 phone versions, API
+    pages, >= 10 pages with tables, the error table and 4 pages of questions; and every page
+    named for a screenshot (the counts a little under this site's: 38, 34, 11)."""
+    for language, folder in layout.languages.items():
+        pages = sorted(p for p in folder.rglob("*.html") if "_static" not in p.parts)
+        text = {p: p.read_text(encoding="utf-8") for p in pages}
+        assert [p for p in pages if "tutorial" in p.parts and 'class="math' in text[p]], language
+        figures = sum(len(FIGURE_SRC.findall(t)) for t in text.values())
+        assert figures >= 36, f"{language}: only {figures} figures found"
+        phone = sum(t.count('<source media="(max-width: 540px)"') for t in text.values())
+        assert phone >= 32, f"{language}: only {phone} figures have a phone version"
+        assert list((folder / "reference").rglob("*.html")), f"{language}: no API page"
+        tables = [p for p in pages if "<table" in text[p]]
+        assert len(tables) >= 10, f"{language}: tables on only {len(tables)} pages"
         assert (folder / "howto" / "common-errors.html").is_file()
-        tutorial = (folder / "tutorial").glob("*.html")
-        asking = [p for p in tutorial if 'class="mha-question' in p.read_text(encoding="utf-8")]
-        assert len(asking) >= 4, f"questions on only {len(asking)} pages of {folder}"
+        asking = [p for p in pages if "tutorial" in p.parts and 'class="mha-question' in text[p]]
+        assert len(asking) >= 4, f"{language}: questions on only {len(asking)} pages"
     for rel in [*screenshot_pages(layout).values(), *PHONE_SCREENSHOTS]:
         assert (layout.root / rel).is_file(), f"screenshot page {rel} is not built"
