@@ -258,6 +258,7 @@ def translations(session: nox.Session) -> None:
     session.run(python, "docs/locale/catalogs.py", str(templates), env=env, external=True)
     if "update" in session.posargs:  # the package's and the charts' catalogs (tests/ checks them)
         babel = (python, "-m", "babel.messages.frontend")
+        (BUILD / "package-gettext").mkdir(parents=True, exist_ok=True)  # babel makes no folder
         for domain, sources, locale, keywords in PACKAGE_CATALOGS:
             pot = str(BUILD / "package-gettext" / f"{domain}.pot")  # not among the pages'
             marks = [f"--keyword={k}" for k in keywords]
