@@ -270,8 +270,9 @@ def gallery_figure_page(layout) -> str:
 
 
 def landing_page_problems(page) -> list[str]:
-    """Install line, an executed quick start with its shapes, a picture, a start button, a repo
-    link, full rows of cards, and no contributor commands."""
+    """Install line, an executed quick start with its shapes, the shape picture, a start button,
+    a repo link, a card for each part of the site the header names (in full rows of three),
+    and no contributor commands."""
     problems = []
     text = page.inner_text("main")
     if "pip install" not in text:

@@ -8,8 +8,9 @@ spread over the browsers by pytest-xdist).
   (names, roles, headings, ids, alt text, language: pagechecks.STRUCTURE) find nothing on the
   whole page but its highlighted code, and code that scrolls sideways is a stop of the keyboard
   (pagechecks.SCROLLING_CODE_JS). On the pages that have them: figures shown at >= 90 % of
-  their drawn size, the API pages and their "On this page" list inside the window, the error
-  table as cards, the landing page's parts, the screenshots.
+  their drawn size (in both languages), the API pages inside the window and their content
+  inside the article's edge, the error table as cards, each landing page's parts, the
+  screenshots.
 - **the sample** (pagechecks.sample_pages: one page of each kind, in each language): all of
   axe's rules, contrast included, on the page's content (``#main-content``), as
   pydata-sphinx-theme scopes its own, in the light theme and then, the page switched to the
@@ -25,7 +26,8 @@ spread over the browsers by pytest-xdist).
   question_problems), axe's structural rules pass on them opened, and on the page of the sample
   of questions all of axe's rules, in both themes.
 - **all along**: no console error, no failed request, no request to another host and no HTTP
-  error, from the load to the phone's figures (the Watch of conftest.py).
+  error, from the load to the phone's figures and back to the desktop's (the Watch of
+  conftest.py; what the page asks for when it leaves is its own, not the next page's).
 
 Each check is a function that returns what it found wrong (empty when the page is right), so
 that one visit reports every problem of the page at once. The pages a reader must act on first
