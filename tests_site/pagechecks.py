@@ -20,7 +20,7 @@ PHONE = {"width": 390, "height": 844}
 # Math
 
 # Text the reader should never see: TeX that MathJax did not typeset.
-RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$")
+RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*(?:\\[a-zA-Z]+|[_^{])[^$\n]*\$")
 # Visible text of a page, without code, scripts and typeset math.
 VISIBLE_TEXT_JS = """() => {
   const root = document.querySelector('main') || document.body;
@@ -296,6 +296,10 @@ def landing_page_problems(page) -> list[str]:
         "main .sd-card a", "links => links.map((a) => a.pathname.split('/')[2])"
     )
     cards = page.locator("main .sd-card").count()
+    texts = page.eval_on_selector_all("main .sd-card", "cards => cards.map((c) => c.innerText)")
+    bare = [text.strip().split("\n")[0] for text in texts if len(text.strip()) < 40]
+    if bare:
+        problems.append(f"cards without their description: {bare}")
     if len(parts) < 5 or set(parts) - set(carded):
         problems.append(f"no card for the parts {sorted(set(parts) - set(carded))} of {parts}")
     if cards < 3 or cards % 3:

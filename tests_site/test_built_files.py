@@ -103,6 +103,59 @@ def test_every_address_resolves(site_dir: Path) -> None:
     assert not problems, f"{len(problems)} addresses lead nowhere:\n" + "\n".join(problems[:30])
 
 
+STYLESHEETS = ("custom.css", "head-explorer.css")  # the site's own (tests_build checks colours)
+
+
+def test_the_site_serves_the_stylesheets_that_were_checked(layout) -> None:
+    """Each edition serves the site's stylesheets as they are in docs/_static, whose colours
+    tests_build/test_code_contrast.py proves: a built copy that differs is unchecked."""
+    sources = Path(__file__).resolve().parents[1] / "docs" / "_static"
+    for language, folder in layout.languages.items():
+        for name in STYLESHEETS:
+            served = (folder / "_static" / name).read_bytes()
+            assert served == (sources / name).read_bytes(), f"{language}/_static/{name} differs"
+
+
+# ---------------------------------------------------------------------------------------------
+# The editions show the same things
+
+# what a page's article shows, counted: each table's rows, figures, code and output blocks,
+# headings, list items, paragraphs, cards, definitions
+PARTS = {"img": r"<img\b", "pre": r"<pre\b", "heading": r"<h[1-6]\b", "li": r"<li\b",
+         "p": r"<p\b", "card": r'class="sd-card ', "dd": r"<dd\b"}  # fmt: skip
+# the API page of the function every Chinese example calls lists those examples (sphinx-gallery)
+SHOWN_ONLY_IN_CHINESE = {"reference/generated/mha.set_language.html"}
+
+
+def article_parts(page: Path) -> dict[str, object]:
+    text = page.read_text(encoding="utf-8")
+    article = text[text.find("<article") : text.rfind("</article>")]
+    tables = re.findall(r"<table\b.*?</table>", article, re.DOTALL)
+    parts: dict[str, object] = {"rows": [len(re.findall(r"<tr\b", t)) for t in tables]}
+    return parts | {name: len(re.findall(pattern, article)) for name, pattern in PARTS.items()}
+
+
+def test_the_editions_show_the_same_things(layout) -> None:
+    """Each page of the Chinese edition has the English one's tables, row for row, and as many
+    figures, code and output blocks, headings, list items, paragraphs and cards: a row, a card
+    or a paragraph lost in one edition fails (a translation changes words, not parts)."""
+    english, chinese = layout.main, layout.languages["zh_CN"]
+    problems, compared = [], 0
+    for page in html_pages(english):
+        rel = page.relative_to(english).as_posix()
+        twin = chinese / rel
+        if not twin.is_file():
+            problems.append(f"{rel}: no Chinese page")
+        elif rel not in SHOWN_ONLY_IN_CHINESE:
+            compared += 1
+            a, b = article_parts(page), article_parts(twin)
+            problems += [
+                f"{rel}: {k} {a[k]} in English, {b[k]} in Chinese" for k in a if a[k] != b[k]
+            ]
+    assert compared > 100, f"only {compared} pages compared"
+    assert not problems, "\n".join(problems[:20])
+
+
 # ---------------------------------------------------------------------------------------------
 # Every page in its edition's search index
 
@@ -110,12 +163,18 @@ def test_every_address_resolves(site_dir: Path) -> None:
 NOT_DOCUMENTS = {"search", "genindex", "py-modindex"}
 
 
-def search_documents(folder: Path) -> set[str]:
-    """The documents that ``folder``'s ``searchindex.js`` indexes (``tutorial/index``...)."""
+def search_documents(folder: Path) -> dict[str, tuple[int, str]]:
+    """The documents that ``folder``'s ``searchindex.js`` indexes (``tutorial/index``...), each
+    with the number of words it is found by and its title."""
     text = (folder / "searchindex.js").read_text(encoding="utf-8")
     found = re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)
     assert found, f"{folder / 'searchindex.js'} is not Sphinx's index"
-    return set(json.loads(found[1])["docnames"])
+    index = json.loads(found[1])
+    words = [0] * len(index["docnames"])
+    for documents in index["terms"].values():
+        for number in documents if isinstance(documents, list) else [documents]:
+            words[number] += 1
+    return {name: (words[i], index["titles"][i]) for i, name in enumerate(index["docnames"])}
 
 
 def test_every_page_is_in_its_search_index(layout) -> None:
@@ -125,8 +184,11 @@ def test_every_page_is_in_its_search_index(layout) -> None:
         } - NOT_DOCUMENTS
         indexed = search_documents(folder)
         assert len(pages) > 100, f"{language}: only {len(pages)} pages"
-        assert pages - indexed == set(), f"{language}: pages search cannot find"
-        assert indexed - pages == set(), f"{language}: indexed pages that were not built"
+        assert pages - set(indexed) == set(), f"{language}: pages search cannot find"
+        assert set(indexed) - pages == set(), f"{language}: indexed pages that were not built"
+        wordless = [f"{page}: {words} words, title {title!r}" for page, (words, title)
+                    in indexed.items() if words < 5 or not title.strip()]  # fmt: skip
+        assert not wordless, f"{language}: pages whose words search does not know: {wordless}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,6 +201,11 @@ ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]
 # the model reads are English, quoted “…” or 「…」
 KEPT_ENGLISH = ("Attention Is All You Need", "Are Sixteen Heads Really Better than One")
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》")
+# a heading, caption, choice, term or table header without a Chinese character is English,
+# but for the names that stand alone as table headers
+LABELS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption", "summary", "dt",
+                    "th"})  # fmt: skip
+KEPT_NAMES = {"API", "FLOPs", "batch_first"}
 NOT_PROSE = {"code", "pre", "kbd", "script", "style", "math", "svg", "mjx-container"}
 # code, math, the API's own words (a signature, an autosummary table of docstrings' first lines)
 NOT_PROSE_CLASSES = {"math", "highlight", "sig", "headerlink", "mha-install", "sphx-glr-script-out",
@@ -155,6 +222,8 @@ class _Prose(HTMLParser):
         self.depth = 0  # inside <article>
         self.skipping: list[bool] = []
         self.parts: list[str] = []
+        self.labels: list[list[str]] = []  # the text of each heading, caption, term...
+        self.in_label = 0
 
     def handle_starttag(self, tag: str, attrs) -> None:
         if tag in self.VOID:
@@ -163,6 +232,9 @@ class _Prose(HTMLParser):
         if tag == "article":
             self.depth += 1
         self.skipping.append(tag in NOT_PROSE or bool(classes & NOT_PROSE_CLASSES))
+        if tag in LABELS and self.depth:
+            self.in_label += 1
+            self.labels.append([])
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.VOID or not self.skipping:
@@ -170,22 +242,30 @@ class _Prose(HTMLParser):
         self.skipping.pop()
         if tag == "article":
             self.depth -= 1
+        if tag in LABELS and self.in_label:
+            self.in_label -= 1
         self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
         if self.depth and not any(self.skipping):
             self.parts.append(data)
+            if self.in_label:
+                self.labels[-1].append(data)
 
 
 def english_sentences(page: Path) -> list[str]:
-    """The runs of English words in the prose of ``page`` (see the module's doc)."""
+    """The runs of English words in the prose of ``page``, and its headings, captions, terms
+    and table headers with an English word and no Chinese (see the module's doc)."""
     parser = _Prose()
     parser.feed(page.read_text(encoding="utf-8"))
     text = "".join(parser.parts)
     for kept in KEPT_ENGLISH:
         text = text.replace(kept, "")
     text = re.sub(r"\$[^$\n]*\$|\\\(.*?\\\)", "", QUOTED.sub("", text))  # quotes, raw math
-    return ENGLISH_RUN.findall(text)
+    labels = [QUOTED.sub("", "".join(parts)).strip() for parts in parser.labels]
+    english = [f"label {label!r}" for label in labels if re.search(r"[A-Za-z]{3,}", label)
+               and not CJK.search(label) and label not in KEPT_NAMES]  # fmt: skip
+    return ENGLISH_RUN.findall(text) + english
 
 
 def test_chinese_prose_is_chinese(layout) -> None:
@@ -241,9 +321,10 @@ def test_each_figure_shows_its_editions_words(layout) -> None:
     English page none has Chinese. Every figure, 2x and phone versions included."""
     english = gallery_figures(layout.main)
     chinese = gallery_figures(layout.languages["zh_CN"]) if "zh_CN" in layout.languages else {}
-    assert len(english) >= 60 and chinese.keys() == english.keys(), (len(english), len(chinese))
-    problems, worded = [], 0
-    for name, path in english.items():
+    assert len(english) >= 90, f"only {len(english)} figure files on the English pages"
+    problems = [f"{name}: shown in one edition only" for name in english.keys() ^ chinese.keys()]
+    worded = 0
+    for name, path in ((n, p) for n, p in english.items() if n in chinese):
         words, twin = drawn_words(path), drawn_words(chinese[name])
         if words is None or twin is None:
             problems.append(f"{name}: the PNG does not say what was drawn in it")
@@ -293,6 +374,11 @@ def script_code(script: str) -> list[str]:
     return [c for c in code if c]
 
 
+def notebook_code(notebook: Path) -> list[str]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]).strip() for c in cells if c["cell_type"] == "code"]
+
+
 def page_downloads(page: Path, html_text: str, suffix: str) -> list[Path]:
     return sorted({(page.parent / href).resolve() for href in DOWNLOAD.findall(html_text)
                    if href.endswith(suffix)})  # fmt: skip
@@ -308,14 +394,16 @@ def test_each_download_holds_the_code_its_page_shows(layout) -> None:
                 compared += 1
                 if script_code(script.read_text(encoding="utf-8")) != shown:
                     problems.append(f"{language} {page.name}: {script.name} is not its code")
+            for notebook in page_downloads(page, text, ".ipynb"):
+                compared += 1
+                if notebook_code(notebook)[1:] != shown:  # after the install cell
+                    problems.append(f"{language} {page.name}: {notebook.name} is not its code")
         for page in sorted((folder / "tutorial").glob("[0-9][0-9]_*.html")):
             text = page.read_text(encoding="utf-8")
             shown = [_text(block) for block in CELL_INPUT.findall(text)]
             for notebook in page_downloads(page, text, ".ipynb"):
                 compared += 1
-                cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-                code = ["".join(c["source"]).strip() for c in cells if c["cell_type"] == "code"]
-                if code[1:] != shown:  # after the install cell
+                if notebook_code(notebook)[1:] != shown:  # after the install cell
                     problems.append(f"{language} {page.name}: {notebook.name} is not its code")
-    assert compared >= 2 * 35, f"only {compared} downloads compared with their pages"
+    assert compared >= 2 * 65, f"only {compared} downloads compared with their pages"
     assert not problems, "\n".join(problems)

@@ -96,7 +96,7 @@ for E in widths:
 # ``H * D = d_model``. The weights, and with them the element-wise work on the scores, double
 # each time ``H`` doubles.
 
-print(f"{'d_model':>7} {'H':>4} {'D':>4} {'params':>9} {'FLOPs':>11} {'attend':>9} {'weights':>8}")
+print("d_model    H    D    params       FLOPs    attend  weights")
 for r in rows:
     print(
         f"{r['E']:>7} {r['H']:>4} {r['D']:>4} {r['params']:>9,} {r['flops']:>11,} "

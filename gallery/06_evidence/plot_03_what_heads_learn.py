@@ -235,10 +235,8 @@ with torch.no_grad():
 # other way round. So the two heads carry different relations, each needed for its own.
 
 ablation = {h: evaluate(ablated[h], test) for h in range(2)}
-print(f"{'removed':>9} | {'previous loss / acc':>20} | {'first loss / acc':>17}")
-print(
-    f"{'none':>9} | " + " | ".join(f"{scores[r][0]:9.3f} / {scores[r][1]:.2f}" for r in RELATIONS)
-)
+print("  removed |  previous loss / acc |  first loss / acc")
+print("     none | " + " | ".join(f"{scores[r][0]:9.3f} / {scores[r][1]:.2f}" for r in RELATIONS))
 for h in range(2):
     cells = " | ".join(f"{ablation[h][r][0]:9.3f} / {ablation[h][r][1]:.2f}" for r in RELATIONS)
     print(f"{'head ' + str(h):>9} | {cells}")

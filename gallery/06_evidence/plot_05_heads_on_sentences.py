@@ -453,12 +453,10 @@ with torch.no_grad():
     torch.testing.assert_close(forward_without(model, agree_head), zeroed(*test[:3])[0])
     ablation = {h: accuracy(forward_without(model, h)) for h in range(H)}
 
-print(f"{'removed':>8} | {'agreement':>9} | {'pronoun':>7}")
-print(f"{'none':>8} | {trained['agreement']:9.3f} | {trained['pronoun']:7.3f}")
+print(" removed | agreement | pronoun")
+print("    none | " + f"{trained['agreement']:9.3f} | {trained['pronoun']:7.3f}")
 for h in range(H):
-    print(
-        f"{'head ' + str(h):>8} | {ablation[h]['agreement']:9.3f} | {ablation[h]['pronoun']:7.3f}"
-    )
+    print(f"  head {h} | {ablation[h]['agreement']:9.3f} | {ablation[h]['pronoun']:7.3f}")
 assert ablation[agree_head]["agreement"] < baseline["agreement"] + 0.1  # towards chance
 others = [ablation[h]["agreement"] for h in range(H) if h != agree_head]
 assert min(others) > trained["agreement"] - 0.05  # any other head costs little

@@ -64,7 +64,7 @@ for H_kv in kv_heads:
 # heads: a cache 4 times smaller than with 32.
 
 MiB = 2**20
-print(f"{'H_kv':>4} {'G':>3} {'params (M)':>11} {'KV cache (MiB)':>15} {'cache / MHA':>12}")
+print("H_kv   G  params (M)  KV cache (MiB)  cache / MHA")
 for r in rows:
     print(
         f"{r['H_kv']:>4} {r['G']:>3} {r['params'] / 1e6:>11.1f} {r['cache'] / MiB:>15.0f} "
