@@ -101,6 +101,21 @@ def drop_from_search(root: Path, folder: str, document: str) -> None:
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
 
+def words_from_search(root: Path, folder: str, document: str) -> None:
+    """The page stays listed in the search index, but no word leads to it."""
+    path = root / folder / "searchindex.js"
+    text = path.read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    at = index["docnames"].index(document)
+    for key in ("terms", "titleterms"):
+        for word, found in list(index[key].items()):
+            if isinstance(found, list):
+                index[key][word] = [n for n in found if n != at] or index[key].pop(word)
+            elif found == at:
+                del index[key][word]
+    write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
+
+
 def change_download(root: Path, folder: str, stem: str, suffixes: tuple[str, ...]) -> None:
     """The same line of code changed in the example's downloads of these suffixes."""
     for suffix in suffixes:
@@ -273,6 +288,35 @@ FAULTS = [
           (*BUILD_TESTS, "tests_build/test_code_contrast.py"),
           ("tests_build/test_code_contrast.py::test_every_site_colour_reads",),
           "tr.bench-missed-row", where="sources"),
+    Fault("a one-word English heading on a Chinese page",
+          lambda r: sub(r, "zh_CN/explanation/why-scale.html", r"(<h2>)[^<]+", r"\1Caveats"),
+          (FILES + "test_chinese_prose_is_chinese",), (FILES + "test_chinese_prose_is_chinese",),
+          "label 'Caveats'"),
+    Fault("a page listed in the search index but found by no word",
+          lambda r: words_from_search(r, "zh_CN", "howto/checkpoints"),
+          (FILES + "test_every_page_is_in_its_search_index",),
+          (FILES + "test_every_page_is_in_its_search_index",), "howto/checkpoints: 0 words"),
+    Fault("raw TeX without a command ($W_i^Q$)",
+          lambda r: sub(r, "en/explanation/why-heads.html", r"(<article.*?<p>)", r"\1$W_i^Q$ "),
+          (_page("en/explanation/why-heads.html"),), (_page("en/explanation/why-heads.html"),),
+          "raw TeX"),
+    Fault("a table row lost in one edition (English Performance page)",
+          lambda r: sub(r, "en/explanation/performance.html",
+                        r'(<table class="bench-table.*?<tbody>)<tr .*?</tr>', r"\1"),
+          (FILES + "test_the_editions_show_the_same_things",),
+          (FILES + "test_the_editions_show_the_same_things",), "rows"),
+    Fault("a landing page card's description emptied",
+          lambda r: sub(r, "en/index.html", r'(<p class="sd-card-text">)[^<]+', r"\1"),
+          (_page("en/index.html"),), (_page("en/index.html"),), "cards without their description"),
+    Fault("a built stylesheet unlike the one whose colours were checked",
+          lambda r: sub(r, "en/_static/custom.css", r"#8ee6a8", "#2f6b45"),
+          (FILES + "test_the_site_serves_the_stylesheets_that_were_checked",),
+          (FILES + "test_the_site_serves_the_stylesheets_that_were_checked",), "custom.css differs"),
+    Fault("a Chinese gallery notebook's code changed, unlike its page",
+          lambda r: change_download(r, "zh_CN", "plot_01_inputs", (".ipynb",)),
+          (FILES + "test_each_download_holds_the_code_its_page_shows",),
+          (FILES + "test_each_download_holds_the_code_its_page_shows",),
+          "plot_01_inputs.ipynb is not its code"),
     Fault("a low-contrast dark colour for .bench-met (Performance page)",
           lambda r: sub(r, "docs/_static/custom.css", r"#8ee6a8", "#2f6b45"),
           (*BUILD_TESTS, "tests_build/test_code_contrast.py"),

@@ -142,10 +142,10 @@ with torch.no_grad():
             "tiled, in Python": lambda: mha.tiled_attention(q, k, v),
         }
     )
-fastest = timings["PyTorch's function"]
+fastest, _, tiled = timings.values()  # in the order given: each name is a printed label
 for name, ms in timings.items():
     print(f"{name:18} {ms:7.1f} ms {ms / fastest:5.1f} x")
-assert timings["tiled, in Python"] > fastest
+assert tiled > fastest
 if device.type == "cpu":
     assert fused.numel < n * n
 
