@@ -93,8 +93,11 @@ def english_labels(source: str) -> Iterator[str]:
         parts = [
             p for arg in shown for p in (arg.values if isinstance(arg, ast.JoinedStr) else [arg])
         ]
-        # a field that is itself a string prints it: f"{'removed':>9}", a table's header
-        parts += [p.value for p in parts if isinstance(p, ast.FormattedValue)]
+        # a string inside a field prints too (f"{'removed':>9}", f"{'head ' + str(h)}"), but
+        # not a key it looks up (f"{row['attend']}")
+        fields = [p.value for p in parts if isinstance(p, ast.FormattedValue)]
+        keys = {id(n.slice) for f in fields for n in ast.walk(f) if isinstance(n, ast.Subscript)}
+        parts += [n for f in fields for n in ast.walk(f) if id(n) not in keys]
         for node in parts:  # the text of a string or an f-string, not what its fields compute
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = re.sub(r"\$[^$]*\$", "", node.value)  # not its math

@@ -239,7 +239,7 @@ print("  removed |  previous loss / acc |  first loss / acc")
 print("     none | " + " | ".join(f"{scores[r][0]:9.3f} / {scores[r][1]:.2f}" for r in RELATIONS))
 for h in range(2):
     cells = " | ".join(f"{ablation[h][r][0]:9.3f} / {ablation[h][r][1]:.2f}" for r in RELATIONS)
-    print(f"{'head ' + str(h):>9} | {cells}")
+    print(f"   head {h} | {cells}")
 chance = math.log(VOCAB)
 for h, relation in specialty.items():
     other = "first" if relation == "previous" else "previous"
