@@ -296,8 +296,12 @@ def landing_page_problems(page) -> list[str]:
         "main .sd-card a", "links => links.map((a) => a.pathname.split('/')[2])"
     )
     cards = page.locator("main .sd-card").count()
-    texts = page.eval_on_selector_all("main .sd-card", "cards => cards.map((c) => c.innerText)")
-    bare = [text.strip().split("\n")[0] for text in texts if len(text.strip()) < 40]
+    described = page.eval_on_selector_all(
+        "main .sd-card",
+        """cards => cards.map((c) => [(c.querySelector('.sd-card-title') || {}).innerText || '',
+          [...c.querySelectorAll('.sd-card-text')].map((p) => p.innerText).join(' ').trim()])""",
+    )
+    bare = [title for title, description in described if len(description) < 8]
     if bare:
         problems.append(f"cards without their description: {bare}")
     if len(parts) < 5 or set(parts) - set(carded):
