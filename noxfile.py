@@ -259,17 +259,18 @@ def translations(session: nox.Session) -> None:
     if "update" in session.posargs:  # the package's and the charts' catalogs (tests/ checks them)
         babel = (python, "-m", "babel.messages.frontend")
         for domain, sources, locale, keywords in PACKAGE_CATALOGS:
-            pot = str(BUILD / "package-gettext" / f"{domain}.pot")  # not among the pages'
+            pot = BUILD / "package-gettext" / f"{domain}.pot"  # not among the pages'
+            pot.parent.mkdir(parents=True, exist_ok=True)  # babel's extract makes no folder
             marks = [f"--keyword={k}" for k in keywords]
             extract = ("extract", "--no-location", "--add-comments=TRANSLATORS:", *marks)
-            session.run(*babel, *extract, "--output", pot, sources, external=True)
+            session.run(*babel, *extract, "--output", str(pot), sources, external=True)
             options = (
                 "--ignore-obsolete",
                 "--previous",
                 "--width=100",
                 "--ignore-pot-creation-date",
             )
-            session.run(*babel, "update", *options, "-i", pot, "-d", locale, "-D", domain,
+            session.run(*babel, "update", *options, "-i", str(pot), "-d", locale, "-D", domain,
                         external=True)  # fmt: skip
             session.run(*babel, "compile", "-d", locale, "-D", domain, external=True)
     intl = (python, "-m", "sphinx_intl")

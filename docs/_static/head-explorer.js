@@ -350,10 +350,10 @@
       tokens: null, sentence: null, result: null, every: null, runs: null, toggled: null,
       heads: new Set([role.head]), removed: new Set(), chosen: null, pointed: null,
     };
-    const join = (items) => { // "a, b and c" in the page's language
+    const join = (items, last = text.list_last) => { // "a, b and c" (or "a, b or c") in the page's language
       if (items.length <= 1) return items.join("");
       const head = items.slice(1, -1).reduce((h, next) => fill(text.list_next, { head: h, next }), items[0]);
-      return fill(text.list_last, { head, last: items[items.length - 1] });
+      return fill(last, { head, last: items[items.length - 1] });
     };
     const list = (heads) => join(heads.map((h) => fill(text.head_ref, { n: h })));
     const value = (sentence, c, tokens) => { // "plural", or "the first of the two people (boy)"
@@ -775,7 +775,7 @@
       const found = sentence.found.map((i) => (i === "together" ? together : tokens[i]));
       const said = {
         noun: text.answer_noun, none: text.answer_none, neither: text.answer_neither,
-        nobody: text.answer_nobody, several: fill(text.answer_several, { words: join(found) }),
+        nobody: text.answer_nobody, several: fill(text.answer_several, { words: join(found, text.list_or) }),
         together: fill(text.answer_together, { people: named(sentence.group) }),
         phrase: fill(text.answer_phrase, { pronoun: tokens[sentence.query], word: found[0] }),
       }[sentence.why];
