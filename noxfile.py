@@ -349,7 +349,7 @@ def chromium() -> str:
     return shutil.which("chromium") or ""
 
 
-@nox.session(python="3.11", reuse_venv=True)
+@nox.session(python="3.11", reuse_venv=True, venv_backend="venv")
 def browser(session: nox.Session) -> None:
     """Check the built site offline and in Chromium: every page, math, search, downloads, themes.
 
@@ -359,8 +359,10 @@ def browser(session: nox.Session) -> None:
     themes and languages. One browser per core (pytest-xdist). Screenshots go to
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
-    # drives Debian's Chromium (no browser download); axe-core checks accessibility
-    session.install(NO_COMPILE, "pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+    # drives Debian's Chromium (no browser download); axe-core checks accessibility; torch
+    # computes what the head explorer must show (pip, as for every torch here: the CPU wheel)
+    browser_tools = ("pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+    session.install(NO_COMPILE, "--quiet", TORCH_CPU, "numpy", *browser_tools)
     if installing_only(session):
         return
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()

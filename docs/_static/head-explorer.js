@@ -33,6 +33,7 @@
   const TOP = 26; // room for the column headings
   const SUGGESTIONS = 12; // words offered as the reader types
   const SMALL = 0.05; // a push below this moves a probability by less than 0.0125: it decides nothing
+  const TINY = 0.001; // a push below this is said to be below it, either way
   const PAUSE = 500; // ms without a change before the status region speaks
   let count = 0;
 
@@ -81,10 +82,9 @@
     return out;
   }
 
-  // The forward pass on word indices `ids` (the query is the last word) for `task`, with the
-  // heads in `removed` switched off: every head's weights[h][q][k], the task's two logits, and
-  // each head's push on the answer (0 for a head switched off).
-  function run(m, ids, task, removed) {
+  // Steps 1 to 4 of the forward pass on word indices `ids` (the query is the last word): every
+  // head's weights[h][q][k], and the heads side by side at the query word, none switched off.
+  function attend(m, ids) {
     const { p, E, H } = m;
     const D = E / H;
     const n = ids.length;
@@ -101,7 +101,8 @@
     const v = h.map((x) => linear(W, b, x, 2 * E, E));
     const scale = 1 / Math.sqrt(D);
     const weights = [];
-    const merged = h.map(() => new Float64Array(E)); // (n, E): the heads side by side
+    const last = n - 1; // only the query word is read out
+    const merged = new Float64Array(E); // (E,): the heads side by side at the query word
     for (let head = 0; head < H; head++) { // steps 3 and 4: head `head` reads features head*D..
       const rows = [];
       for (let i = 0; i < n; i++) {
@@ -117,36 +118,47 @@
         const row = new Array(n).fill(0);
         exp.forEach((e, j) => { row[j] = e / total; });
         rows.push(row);
-        if (removed.has(head)) continue; // step 5: its slice stays zero
-        for (let d = head * D; d < (head + 1) * D; d++) {
-          let s = 0;
-          for (let j = 0; j <= i; j++) s += row[j] * v[j][d];
-          merged[i][d] = s;
-        }
+      }
+      for (let d = head * D; d < (head + 1) * D; d++) {
+        for (let j = 0; j <= last; j++) merged[d] += rows[last][j] * v[j][d];
       }
       weights.push(rows);
     }
-    const last = n - 1; // only the query word is read out
+    return { x: h[last], weights, merged };
+  }
+
+  // Steps 5 and 6 with the heads in `removed` switched off (their slice of the merged heads
+  // zeroed before W^O), the residual and the readout: the task's two logits, and each head's
+  // push on the answer (0 for a head switched off).
+  function finish(m, attended, task, removed) {
+    const { p, E, H } = m;
+    const D = E / H;
+    const merged = attended.merged.map((value, d) => (removed.has(Math.floor(d / D)) ? 0 : value));
     const W_O = p["attn.out_proj.weight"];
-    const out = linear(W_O, p["attn.out_proj.bias"], merged[last], 0, E); // step 6
-    const residual = h[last].map((x, e) => x + out[e]);
+    const out = linear(W_O, p["attn.out_proj.bias"], merged, 0, E); // step 6
+    const residual = attended.x.map((x, e) => x + out[e]);
     const t = m.tasks.indexOf(task);
     const logits = Array.from(linear(p["readout.weight"], p["readout.bias"], residual, 2 * t, 2));
-    // Each head's push: its slice of the merged query row through W^O, on the readout's
-    // direction from one answer to the other. The readout is linear, so switching the head off
-    // moves the two logits' difference by exactly this much.
+    // Each head's push: its slice of the merged heads through W^O, on the readout's direction
+    // from one answer to the other. The readout is linear, so switching the head off moves the
+    // two logits' difference by exactly this much.
     const R = p["readout.weight"].values;
     const push = [];
     for (let head = 0; head < H; head++) {
       let moved = 0;
       for (let e = 0; e < E; e++) {
         let sum = 0;
-        for (let d = head * D; d < (head + 1) * D; d++) sum += W_O.values[e * E + d] * merged[last][d];
+        for (let d = head * D; d < (head + 1) * D; d++) sum += W_O.values[e * E + d] * merged[d];
         moved += (R[(2 * t + 1) * E + e] - R[2 * t * E + e]) * sum;
       }
       push.push(m.sign[t] * moved);
     }
-    return { weights, logits, push };
+    return { weights: attended.weights, logits, push };
+  }
+
+  // The whole forward pass for `task`, with the heads in `removed` switched off.
+  function run(m, ids, task, removed) {
+    return finish(m, attend(m, ids), task, removed);
   }
 
   // ---- The reader's sentence: its task, marks, answer and gloss -----------------------------
@@ -306,10 +318,13 @@
     return JSON.parse(root.querySelector(selector).textContent);
   }
 
+  function size(x) {
+    // "4.12", "0.004": two decimals, three below 0.01; below TINY, TINY (an upper bound)
+    return x >= 0.01 ? x.toFixed(2) : x >= TINY ? x.toFixed(3) : String(TINY);
+  }
+
   function signed(x) {
-    // "+4.12", "−0.31", "+0.0042": two decimals, or two significant figures below 0.01
-    const size = Math.abs(x);
-    return (x < 0 ? "−" : "+") + (size >= 0.01 ? size.toFixed(2) : String(Number(size.toPrecision(2))));
+    return (x < 0 ? "−" : "+") + size(Math.abs(x)); // "+4.12", "−0.31", "+0.004"
   }
 
   // A box that keeps the height of the longest of its `forms` (each {text, verdict}): all laid
@@ -388,7 +403,7 @@
     const suggest = el("div", { class: "hx-suggest", role: "group", "aria-label": text.suggestions }, ui);
     const problem = el("div", { class: "hx-problem" }, ui);
     const message = el("p", { class: "hx-message", id: id + "-message" }, problem);
-    const showWords = el("button", { type: "button", class: "hx-edit hx-show-words", hidden: "" }, problem);
+    const showWords = el("button", { type: "button", class: "hx-show-words", hidden: "" }, problem);
     showWords.textContent = text.show_words;
 
     const row = el("div", { class: "hx-controls hx-sentence-row" }, ui);
@@ -484,7 +499,7 @@
     const figure = el("div", { class: "hx-figure" }, ui);
     const summary = el("p", { class: "hx-summary" }, ui);
     const legend = el("p", { class: "hx-legend" }, ui);
-    el("span", {}, legend).textContent = sentences([fill(text.legend, { min: LINE_MIN }), ""]);
+    el("span", {}, legend).textContent = sentences([fill(text.legend, { min: LINE_MIN }), "-"]).slice(0, -1);
     const marks = el("span", { class: "hx-marks" }, legend);
 
     // ---- The sentence: read, checked, run ---------------------------------------------------
@@ -541,11 +556,11 @@
     function compute() {
       // every combination of heads switched off, once per sentence: the texts above the
       // switches keep the height of their longest form
-      const ids = state.tokens.map((w) => m.index.get(w));
+      const attended = attend(m, state.tokens.map((w) => m.index.get(w)));
       state.runs = {};
       for (let mask = 0; mask < 2 ** m.H; mask++) {
         const removed = new Set([...Array(m.H).keys()].filter((h) => mask & (1 << h)));
-        state.runs[key(removed)] = run(m, ids, state.sentence.task, removed);
+        state.runs[key(removed)] = finish(m, attended, state.sentence.task, removed);
       }
       state.every = state.runs[""];
       state.result = state.runs[key(state.removed)];
@@ -617,24 +632,25 @@
       return TOP + i * rowHeight + (chinese ? 14 : rowHeight / 2);
     }
 
-    function fit(label, room) {
-      // a token longer than its column is squeezed into it, never cut
-      if (label.getComputedTextLength && label.getComputedTextLength() > room) {
-        label.setAttribute("textLength", String(room));
-        label.setAttribute("lengthAdjust", "spacingAndGlyphs");
-      }
+    function settle(labels) {
+      // a token longer than its column is squeezed into it, never cut, and the marked ones
+      // underlined: every length and box read first (one layout), then written
+      const read = labels.map(({ label }) => [label.getComputedTextLength(), label.getBBox()]);
+      labels.forEach(({ label, room, mark, group, anchor }, i) => {
+        const [length, box] = read[i];
+        const width = Math.min(length, room);
+        if (length > room) {
+          label.setAttribute("textLength", String(room));
+          label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+        }
+        if (!mark || !width) return;
+        const x1 = anchor === "end" ? box.x + box.width - width : box.x;
+        const y1 = box.y + box.height + 1;
+        svg("line", { class: "hx-mark hx-mark-" + mark, x1, x2: x1 + width, y1, y2: y1 }, group);
+      });
     }
 
-    function underline(label, mark, parent) {
-      const box = label.getBBox();
-      if (!box.width) return;
-      svg("line", {
-        class: "hx-mark hx-mark-" + mark, x1: box.x, x2: box.x + box.width,
-        y1: box.y + box.height + 1, y2: box.y + box.height + 1,
-      }, parent);
-    }
-
-    function column(side, glosses, parent) {
+    function column(side, glosses, parent, labels) {
       const { sentence, tokens } = state;
       const left = side === "query";
       const anchor = left ? "end" : "start";
@@ -652,8 +668,7 @@
         }
         const label = svg("text", { class: "hx-word", x, y: y(i), "text-anchor": anchor, "dominant-baseline": "middle" }, group);
         label.textContent = token;
-        fit(label, left ? LEFT - 6 : WIDTH - RIGHT - 2);
-        if (markAt[i]) underline(label, markAt[i], group);
+        labels.push({ label, room: left ? LEFT - 6 : WIDTH - RIGHT - 2, mark: markAt[i], group, anchor });
         if (chinese && glosses[i]) {
           const small = svg("text", { class: "hx-gloss", x, y: y(i) + 19, "text-anchor": anchor, "dominant-baseline": "middle" }, group);
           small.textContent = glosses[i];
@@ -681,9 +696,11 @@
       }, figure);
       lines = svg("g", { class: "hx-lines", "aria-hidden": "true" }, drawing);
       const keys = svg("g", { class: "hx-keys", "aria-hidden": "true" }, drawing);
-      column("key", glosses, keys);
+      const labels = [];
+      column("key", glosses, keys, labels);
       const queries = svg("g", { class: "hx-queries", role: "group", "aria-label": text.queries }, drawing);
-      tokenNodes = column("query", glosses, queries);
+      tokenNodes = column("query", glosses, queries, labels);
+      settle(labels);
       tokenNodes.forEach((group, i) => {
         const name = fill(text.token_name, { token: tokens[i], n: i });
         group.setAttribute("role", "button");
@@ -707,7 +724,8 @@
       showPush = pushes.map((node, h) => {
         const on = state.every.push[h];
         const forms = [
-          { text: fill(text.push, { value: signed(on), side: side(on < 0 ? away : toward) }) },
+          { text: Math.abs(on) < TINY ? fill(text.push_none, { value: TINY })
+            : fill(text.push, { value: signed(on), side: side(on < 0 ? away : toward) }) },
           { text: fill(text.push_off, { value: 0 }) },
         ];
         return steady(node.firstChild, forms);
@@ -796,15 +814,15 @@
         const before = predicted(state.every);
         parts.push(fill(text.predicts_without, {
           heads: list(off), prediction: value(sentence, now.c, tokens), p: now.p,
-          before: value(sentence, before.c, tokens), p_before: before.p,
+          before: side(before.c), p_before: before.p,
         }), said[mark(now.c)]);
         const change = { right: "flipped_fixes", wrong: "flipped_breaks", none: "flipped" }[mark(now.c)];
         const pushed = off.reduce((sum, h) => sum + state.every.push[h], 0);
         const toward = data.toward[sentence.task];
         const away = data.model.classes[sentence.task].find((c) => c !== toward);
-        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : fill(text.unchanged, {
-          heads: list(off), value: signed(pushed), side: side(pushed < 0 ? away : toward),
-        }));
+        const kept = Math.abs(pushed) < TINY ? fill(text.unchanged_none, { heads: list(off), value: TINY })
+          : fill(text.unchanged, { heads: list(off), value: signed(pushed), side: side(pushed < 0 ? away : toward) });
+        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : kept);
       }
       return { text: sentences(parts), verdict: mark(now.c) };
     }
@@ -877,12 +895,13 @@
       note.hidden = sentence.inside;
       Object.assign(answer.dataset, {
         prediction: now.c, probability: now.p, verdict: mark(now.c), inside: String(sentence.inside),
+        why: sentence.why || "",
       });
       // the heads still on decide nothing: the readout sees the query word and its position
       const left = push.filter((_, h) => !state.removed.has(h)).map(Math.abs);
       decide.hidden = !state.removed.size || (left.length > 0 && Math.max(...left) >= SMALL);
       decide.textContent = decide.hidden ? "" : fill(left.length ? text.nothing_left : text.nothing_on, {
-        token: tokens[tokens.length - 1], left: signed(Math.max(...left, 0)).slice(1),
+        token: tokens[tokens.length - 1], left: size(Math.max(...left, 0)),
         half: (1 / data.model.classes[sentence.task].length).toFixed(1),
       });
       const text_ = describe(shown);
