@@ -190,7 +190,9 @@ def drawn(page) -> dict[tuple[int, int, int], float]:
     lines = {}
     for line in page.evaluate(LINES_JS):
         opacity = FLOOR + (1 - FLOOR) * line["weight"]
-        assert abs(line["opacity"] - opacity) < 1e-12, f"a line's opacity is not its weight's: {line}"
+        assert abs(line["opacity"] - opacity) < 1e-12, (
+            f"a line's opacity is not its weight's: {line}"
+        )
         lines[line["head"], line["query"], line["key"]] = line["weight"]
     return lines
 
@@ -808,7 +810,11 @@ def pytorch(data: dict, sentences: list[list[str]]) -> list[dict]:
     attn = torch.nn.MultiheadAttention(E, H, batch_first=True).eval()
     attn.load_state_dict({name: tensor(f"attn.{name}") for name in attn.state_dict()})
     index = {word: i for i, word in enumerate(data["model"]["vocabulary"])}
-    classes, readout, bias = data["model"]["classes"], tensor("readout.weight"), tensor("readout.bias")
+    classes, readout, bias = (
+        data["model"]["classes"],
+        tensor("readout.weight"),
+        tensor("readout.bias"),
+    )
     found = []
     with torch.no_grad():
         for words in sentences:
@@ -816,21 +822,21 @@ def pytorch(data: dict, sentences: list[list[str]]) -> list[dict]:
             t, n = list(classes).index(task), len(words)
             x = tensor("tokens.weight")[[index[w] for w in words]] + tensor("positions.weight")[:n]
             later = torch.ones(n, n, dtype=torch.bool).triu(1)  # True: blocked
-            out, weights = attn(x[None], x[None], x[None], attn_mask=later, average_attn_weights=False)
+            out, weights = attn(
+                x[None], x[None], x[None], attn_mask=later, average_attn_weights=False
+            )
             v = functional.linear(x, attn.in_proj_weight[2 * E :], attn.in_proj_bias[2 * E :])
             heads = torch.einsum("hk,khd->hd", weights[0, :, -1], v.view(n, H, D))  # (H, D)
             torch.testing.assert_close(attn.out_proj(heads.flatten()), out[0, -1])
-
-            def logits(merged, rows=slice(2 * t, 2 * t + 2)):
-                h = x[-1] + attn.out_proj(merged.flatten())  # the residual, at the query word
-                return functional.linear(h, readout[rows], bias[rows]).tolist()
-
-            without = [logits(heads.index_fill(0, torch.tensor([h]), 0)) for h in range(H)]
+            rows = slice(2 * t, 2 * t + 2)  # this task's two logits, from the residual
+            merges = [heads, *(heads.index_fill(0, torch.tensor([h]), 0) for h in range(H))]
+            residual = torch.stack([x[-1] + attn.out_proj(m.flatten()) for m in merges])
+            logits = functional.linear(residual, readout[rows], bias[rows]).tolist()
             sign = 1 if classes[task][1] == data["toward"][task] else -1
             direction = sign * (readout[2 * t + 1] - readout[2 * t])  # toward data["toward"]
             W_O = attn.out_proj.weight.view(E, H, D)
             push = [float(direction @ (W_O[:, h] @ heads[h])) for h in range(H)]
-            found.append({"task": task, "logits": [logits(heads), *without], "push": push})
+            found.append({"task": task, "logits": logits, "push": push})
     return found
 
 
@@ -863,8 +869,12 @@ def test_typed_sentences_get_pytorchs_verdicts_and_pushes(explorer, language: st
             where = (sentence, off)
             assert state["prediction"] == prediction, where
             assert abs(float(state["probability"]) - p) <= 5e-4 + TOLERANCE, where
-            verdict = ("right" if prediction == english else "wrong") if english in classes else "none"
-            assert state["verdict"] == verdict and state["why"] == ("" if english in classes else english), (where, state)
+            verdict = (
+                ("right" if prediction == english else "wrong") if english in classes else "none"
+            )
+            assert state["verdict"] == verdict and state["why"] == (
+                "" if english in classes else english
+            ), (where, state)
             left = []
             for h, push in enumerate(state["push"]):
                 want = 0.0 if h == off else torch_run["push"][h]
@@ -877,11 +887,18 @@ def test_typed_sentences_get_pytorchs_verdicts_and_pushes(explorer, language: st
                 if abs(push["value"]) < TINY:
                     assert push["said"] == text["push_none"].format(value=TINY), (where, push)
                     continue
-                toward = data["toward"][task] if push["value"] >= 0 else next(c for c in classes if c != data["toward"][task])
+                toward = (
+                    data["toward"][task]
+                    if push["value"] >= 0
+                    else next(c for c in classes if c != data["toward"][task])
+                )
                 assert text.get(f"side_{toward}", text[f"value_{toward}"]) in push["said"], where
                 assert signed(push["value"]) in push["said"], (where, push)
                 assert push["side"] == ("plus" if push["value"] > 0 else "minus"), (where, push)
-            assert bool(state["decide"]) == (off >= 0 and max(left) < SMALL), (where, state["decide"])
+            assert bool(state["decide"]) == (off >= 0 and max(left) < SMALL), (
+                where,
+                state["decide"],
+            )
     assert worst <= TOLERANCE, worst
     sys.stdout.write(f"{language}: {len(TYPED)} sentences x {1 + data['heads']} states, "
                      f"max |page - PyTorch| push {worst:.1e}\n")  # fmt: skip
@@ -927,14 +944,19 @@ def test_switching_a_head_never_moves_the_switches(explorer, viewport: dict) -> 
     page = watch.page
     data = page.evaluate(DATA_JS)
     sentences = [" ".join(t["tokens"]) for t in data["try"]]
-    sentences += ["the old man helped the young girls because they", "the king saw the queen so they"]
+    sentences += [
+        "the old man helped the young girls because they",
+        "the king saw the queen so they",
+    ]
     found = page.evaluate(STILL_JS, sentences)
     assert found["moved"] <= 0.5, found  # no jump, at this width
     assert -1 <= found["gap"] <= 40 and found["said"] > 0, found  # under the switch, not empty
     # one real click, as a reader's: the change is on the screen, beside the switch
     enter(page, sentences[0])
     switch(page, data["roles"]["agreement"]["head"]).click()
-    change = page.locator(".head-explorer .hx-change .hx-form:not(.hx-sizer)").filter(has_text=re.compile("."))
+    change = page.locator(".head-explorer .hx-change .hx-form:not(.hx-sizer)").filter(
+        has_text=re.compile(".")
+    )
     box = change.bounding_box()
     assert box and 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], box
     sys.stdout.write(f"{viewport['width']} px: switches moved at most {found['moved']:.2f} px\n")
@@ -995,7 +1017,9 @@ def test_suggestions_name_the_word_they_replace(explorer, language: str) -> None
     assert text["nearest"].format(word="keyz", words=both) in message(page)
     enter(page, "the kyes nera the lampz is/are")  # several words: each its own group
     groups = page.evaluate(OFFERED_JS)
-    assert [g["label"] for g in groups] == [text["instead_of"].format(word=w) for w in ("kyes", "nera", "lampz")]
+    assert [g["label"] for g in groups] == [
+        text["instead_of"].format(word=w) for w in ("kyes", "nera", "lampz")
+    ]
     assert groups[2]["words"] == [["lamp", "lampz"], ["lamps", "lampz"]]
     page.locator(".head-explorer .hx-suggestion[data-replaces='nera']").click()
     assert page.input_value(".head-explorer .hx-input").split()[2] == "near"
@@ -1036,7 +1060,9 @@ def test_every_mark_the_legend_names_is_drawn(explorer) -> None:
     ):
         enter(page, sentence)
         marks = page.evaluate(MARKS_JS)
-        wanted = ["solid" if i == solid else "dotted" if i == dotted else "" for i in range(len(marks))]
+        wanted = [
+            "solid" if i == solid else "dotted" if i == dotted else "" for i in range(len(marks))
+        ]
         assert marks == wanted, sentence
         legend = page.inner_text(".head-explorer .hx-marks")
         assert (text["mark_solid"].split("{")[0] in legend) == (solid is not None), sentence

@@ -252,7 +252,8 @@ assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["s
 fronted = ["near", "the", "boxes", "the", "key", "is/are"]
 assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
 queens = ["the", "king", "met", "the", "queens", "near", "the", "box", "because", "they"]
-assert parse(queens, "pronoun") is None and parse(queens, "pronoun", "wider") == {"first": 1, "second": 4}
+assert parse(queens, "pronoun") is None
+assert parse(queens, "pronoun", "wider") == {"first": 1, "second": 4}
 
 # %%
 # As tensors
@@ -851,7 +852,7 @@ def outside(rng, kind):
         tokens = [*phrase(rng), *noun_phrase(rng, subject, ADJECTIVES)[0], VERB_SLOT]
     elif kind == "short":
         tokens = [*noun_phrase(rng, subject, ADJECTIVES)[0], VERB_SLOT]
-    elif kind in ("three", "phrases"):  # "the boy with the girl met ...", "... the queen near the boys"
+    elif kind in ("three", "phrases"):  # "the boy with the girl met", "the queen near the boys"
         s = pronoun(rng)
         first, second = two_people(s)
         noun = rng.choice(PEOPLE if kind == "three" else rng.choice([THINGS, PEOPLE]))
@@ -866,7 +867,7 @@ def outside(rng, kind):
         plural = rng.randrange(2)
         tokens = ["the", a[plural], rng.choice(VERBS), "the", b[plural], rng.choice(CONJUNCTIONS)]
         tokens, answer = [*tokens, "they" if plural else a[2]], None
-    elif kind == "together":  # "they" for two people named one by one: "the king saw the queen so they"
+    elif kind == "together":  # "the king saw the queen so they": "they" for the two together
         a, b = rng.choice(PEOPLE)[0], rng.choice(PEOPLE)[0]
         tokens = ["the", a, rng.choice(VERBS), "the", b, rng.choice(CONJUNCTIONS), "they"]
         answer = None
