@@ -895,7 +895,7 @@ def test_typed_sentences_get_pytorchs_verdicts_and_pushes(explorer, language: st
                 assert text.get(f"side_{toward}", text[f"value_{toward}"]) in push["said"], where
                 assert signed(push["value"]) in push["said"], (where, push)
                 assert push["side"] == ("plus" if push["value"] > 0 else "minus"), (where, push)
-            assert bool(state["decide"]) == (off >= 0 and max(left) < SMALL), (
+            assert bool(state["decide"]) == (max(left) < SMALL), (
                 where,
                 state["decide"],
             )

@@ -899,7 +899,7 @@
       });
       // the heads still on decide nothing: the readout sees the query word and its position
       const left = push.filter((_, h) => !state.removed.has(h)).map(Math.abs);
-      decide.hidden = !state.removed.size || (left.length > 0 && Math.max(...left) >= SMALL);
+      decide.hidden = left.length > 0 && Math.max(...left) >= SMALL;
       decide.textContent = decide.hidden ? "" : fill(left.length ? text.nothing_left : text.nothing_on, {
         token: tokens[tokens.length - 1], left: size(Math.max(...left, 0)),
         half: (1 / data.model.classes[sentence.task].length).toFixed(1),
@@ -930,7 +930,7 @@
   function start() {
     for (const root of document.querySelectorAll(".head-explorer:not([data-ready])")) Explorer(root);
   }
-  window.HeadExplorer = { model, run, analyse, gloss, referents };
+  window.HeadExplorer = { model, run, analyse, gloss };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
