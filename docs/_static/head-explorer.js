@@ -387,6 +387,7 @@
     const status = el("p", { class: "hx-status", role: "status" }, root);
     let pending = null;
     function announce(said) {
+      if (!root.dataset.ready) return; // nothing is said as the page opens
       clearTimeout(pending);
       pending = setTimeout(() => {
         if (status.textContent !== said) status.textContent = said;
