@@ -386,6 +386,7 @@
     // ---- One status region: it speaks once the reader pauses, and only what changed -------
     const status = el("p", { class: "hx-status", role: "status" }, root);
     let pending = null;
+    const shown = (box) => box.querySelector(".hx-form:not(.hx-sizer)").textContent; // of a steady box
     function announce(said) {
       if (!root.dataset.ready) return; // nothing is said as the page opens
       clearTimeout(pending);
@@ -490,7 +491,7 @@
         state.toggled = h;
         state.result = state.runs[key(state.removed)];
         draw();
-        announce(sentences([changes[h].innerText, answer.innerText, decide.textContent]));
+        announce(sentences([shown(changes[h]), shown(answer), decide.textContent]));
       });
       switches.push(box);
       changes.push(el("p", { class: "hx-change hx-steady", "data-head": String(h) }, card));
@@ -608,7 +609,7 @@
       compute();
       build();
       draw();
-      announce(answer.innerText);
+      announce(shown(answer));
     }
 
     input.addEventListener("input", update);
@@ -633,20 +634,27 @@
       return TOP + i * rowHeight + (chinese ? 14 : rowHeight / 2);
     }
 
+    const sizes = new Map(); // each word's length and how far below its line its box reaches
+    if (document.fonts) document.fonts.addEventListener("loadingdone", () => sizes.clear());
+
     function settle(labels) {
       // a token longer than its column is squeezed into it, never cut, and the marked ones
-      // underlined: every length and box read first (one layout), then written
-      const read = labels.map(({ label }) => [label.getComputedTextLength(), label.getBBox()]);
-      labels.forEach(({ label, room, mark, group, anchor }, i) => {
-        const [length, box] = read[i];
+      // underlined; each word is measured once (one layout for those new to the drawing)
+      labels.filter(({ label }) => !sizes.has(label.textContent))
+        .map(({ label }) => [label, label.getComputedTextLength(), label.getBBox()])
+        .forEach(([label, length, box]) => {
+          if (length > 0) sizes.set(label.textContent, { length, below: box.y + box.height - label.y.baseVal[0].value });
+        });
+      labels.forEach(({ label, room, mark, group, anchor }) => {
+        const { length, below } = sizes.get(label.textContent) || { length: 0, below: 0 };
         const width = Math.min(length, room);
         if (length > room) {
           label.setAttribute("textLength", String(room));
           label.setAttribute("lengthAdjust", "spacingAndGlyphs");
         }
         if (!mark || !width) return;
-        const x1 = anchor === "end" ? box.x + box.width - width : box.x;
-        const y1 = box.y + box.height + 1;
+        const x = label.x.baseVal[0].value, y1 = label.y.baseVal[0].value + below + 1;
+        const x1 = anchor === "end" ? x - width : x;
         svg("line", { class: "hx-mark hx-mark-" + mark, x1, x2: x1 + width, y1, y2: y1 }, group);
       });
     }
