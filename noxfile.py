@@ -349,7 +349,7 @@ def chromium() -> str:
     return shutil.which("chromium") or ""
 
 
-@nox.session(python="3.11", reuse_venv=True, venv_backend="venv")
+@nox.session(python="3.11", reuse_venv=True)
 def browser(session: nox.Session) -> None:
     """Check the built site offline and in Chromium: every page, math, search, downloads, themes.
 
@@ -360,9 +360,12 @@ def browser(session: nox.Session) -> None:
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
     # drives Debian's Chromium (no browser download); axe-core checks accessibility; torch
-    # computes what the head explorer must show (pip, as for every torch here: the CPU wheel)
-    browser_tools = ("pytest", "pytest-xdist", "playwright", "axe-playwright-python")
-    session.install(NO_COMPILE, "--quiet", TORCH_CPU, "numpy", *browser_tools)
+    # computes what the head explorer must show. uv finds the CPU wheel where pip's find-links
+    # have it; without them, give it PyTorch's CPU wheel index (UV_EXTRA_INDEX_URL).
+    found = os.environ.get("PIP_FIND_LINKS")
+    links = {"UV_FIND_LINKS": found} if found else {}
+    tools = ("pytest", "pytest-xdist", "playwright", "axe-playwright-python", TORCH_CPU, "numpy")
+    session.install(NO_COMPILE, *tools, env=links)
     if installing_only(session):
         return
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
