@@ -258,19 +258,19 @@ def translations(session: nox.Session) -> None:
     session.run(python, "docs/locale/catalogs.py", str(templates), env=env, external=True)
     if "update" in session.posargs:  # the package's and the charts' catalogs (tests/ checks them)
         babel = (python, "-m", "babel.messages.frontend")
-        (BUILD / "package-gettext").mkdir(parents=True, exist_ok=True)  # babel makes no folder
         for domain, sources, locale, keywords in PACKAGE_CATALOGS:
-            pot = str(BUILD / "package-gettext" / f"{domain}.pot")  # not among the pages'
+            pot = BUILD / "package-gettext" / f"{domain}.pot"  # not among the pages'
+            pot.parent.mkdir(parents=True, exist_ok=True)  # babel's extract makes no folder
             marks = [f"--keyword={k}" for k in keywords]
             extract = ("extract", "--no-location", "--add-comments=TRANSLATORS:", *marks)
-            session.run(*babel, *extract, "--output", pot, sources, external=True)
+            session.run(*babel, *extract, "--output", str(pot), sources, external=True)
             options = (
                 "--ignore-obsolete",
                 "--previous",
                 "--width=100",
                 "--ignore-pot-creation-date",
             )
-            session.run(*babel, "update", *options, "-i", pot, "-d", locale, "-D", domain,
+            session.run(*babel, "update", *options, "-i", str(pot), "-d", locale, "-D", domain,
                         external=True)  # fmt: skip
             session.run(*babel, "compile", "-d", locale, "-D", domain, external=True)
     intl = (python, "-m", "sphinx_intl")
@@ -349,8 +349,16 @@ def chromium() -> str:
     return shutil.which("chromium") or ""
 
 
-# the site checks' tools: Debian's Chromium driven (no browser download), axe-core
-BROWSER_TOOLS = ("pytest", "pytest-xdist", "playwright", "axe-playwright-python")
+# the site checks' tools: Debian's Chromium driven (no browser download), axe-core, and torch,
+# which computes what the head explorer must show
+BROWSER_TOOLS = (
+    "pytest",
+    "pytest-xdist",
+    "playwright",
+    "axe-playwright-python",
+    TORCH_CPU,
+    "numpy",
+)
 
 
 @nox.session(python="3.11", reuse_venv=True)
@@ -363,7 +371,10 @@ def browser(session: nox.Session) -> None:
     themes and languages. One browser per core (pytest-xdist). Screenshots go to
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
-    session.install(NO_COMPILE, *BROWSER_TOOLS)
+    # uv finds the CPU wheel of torch where pip's find-links have it; without them, give it
+    # PyTorch's CPU wheel index (UV_EXTRA_INDEX_URL)
+    found = os.environ.get("PIP_FIND_LINKS")
+    session.install(NO_COMPILE, *BROWSER_TOOLS, env={"UV_FIND_LINKS": found} if found else {})
     if installing_only(session):
         return
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
@@ -390,7 +401,8 @@ def faults(session: nox.Session) -> None:
     Run ``nox -s docs`` first. Faults run side by side, one per core (each check on one torch
     thread). ``-- -k WORDS`` runs only the faults whose name contains WORDS.
     """
-    session.install(NO_COMPILE, *BROWSER_TOOLS)
+    found = os.environ.get("PIP_FIND_LINKS")
+    session.install(NO_COMPILE, *BROWSER_TOOLS, env={"UV_FIND_LINKS": found} if found else {})
     build_python = shared_env(session, "docs,test")  # the build's and the package's tests
     if installing_only(session):
         return

@@ -4,27 +4,37 @@
    sentence the reader writes from its vocabulary: token and position embeddings, Q, K and V,
    each head's causal softmax, the merge with any heads switched off (their slice of the
    concatenated heads zeroed before W^O, as the example's forward_without does), W^O, the
-   residual and the readout of the query word. window.HeadExplorer.run exposes the forward pass,
-   which the site's tests compare with PyTorch's outputs.
+   residual and the readout of the query word. Each head's push: its output through W^O, read
+   on the direction that separates the two answers (the readout's difference of the two
+   logits, toward the answer data.toward names), which is exactly what switching it off takes
+   away. window.HeadExplorer.run exposes the forward pass, which the site's tests compare with
+   PyTorch's outputs.
 
    The drawing, in inline SVG: the tokens twice (left: queries, right: keys) with a line from
-   each query to each key it attends to, one colour per head shown, the line's opacity its
+   each query to each key it attends to, one colour per head shown, more opaque for a larger
    attention weight; every line carries data-head, data-query, data-key and data-weight. Above
    it, a small map of every head's attention (the model view); choosing a head there shows it
-   large. The reader's text is data only: it reaches the page as textContent, never as markup.
-   Nothing is fetched: the page works from file:// too. */
+   large. Switching a head never moves the switches: every text above them, and in their cards,
+   keeps the height of its longest form for the sentence (all of them laid out in one grid cell,
+   only the current one visible). One status region announces each change once, when the
+   reader pauses. The reader's text is data only: it reaches the page as textContent, never as
+   markup. Nothing is fetched: the page works from file:// too. */
 (function () {
   "use strict";
 
   const SVG = "http://www.w3.org/2000/svg";
   const COLOURS = 8; // head colours in the style sheet (--hx-head-0 ... -7), reused in turn
-  const MIN_WEIGHT = 0.01; // lighter lines are not drawn
+  const LINE_MIN = 0.05; // lighter lines are not drawn (the legend says so) ...
+  const CELL_MIN = 0.01; // ... nor lighter cells of the maps
+  const FLOOR = 0.3; // a line's opacity: FLOOR + (1 - FLOOR) * weight, visible in both themes
   const WIDTH = 340; // the viewBox: the drawing scales to the column, up to the CSS max-width
   const LEFT = 128; // the query tokens end here (right-aligned) ...
   const RIGHT = 212; // ... and the key tokens start here
   const TOP = 26; // room for the column headings
   const SUGGESTIONS = 12; // words offered as the reader types
-  const NOTHING = 0.02; // a head passing on less than this share of the largest passes on "almost nothing"
+  const SMALL = 0.05; // a push below this moves a probability by less than 0.0125: it decides nothing
+  const TINY = 0.001; // a push below this is said to be below it, either way
+  const PAUSE = 500; // ms without a change before the status region speaks
   let count = 0;
 
   // ---- The model ---------------------------------------------------------------------------
@@ -53,7 +63,10 @@
         grammar[task][which] = new RegExp(`^(?:${pattern})$`, "d"); // "d": where each role is
       }
     }
-    return { p, E, H: data.heads, positions, index, grammar, tasks: Object.keys(data.model.classes) };
+    const tasks = Object.keys(data.model.classes);
+    // +1 where the push is read as class 1 minus class 0, -1 the other way
+    const sign = tasks.map((t) => (data.model.classes[t].indexOf(data.toward[t]) === 1 ? 1 : -1));
+    return { p, E, H: data.heads, positions, index, grammar, tasks, sign };
   }
 
   function linear(weight, bias, x, from, rows) {
@@ -69,9 +82,9 @@
     return out;
   }
 
-  // The forward pass on word indices `ids` (the query is the last word) for `task`, with the
-  // heads in `removed` switched off: every head's weights[h][q][k] and the task's two logits.
-  function run(m, ids, task, removed) {
+  // Steps 1 to 4 of the forward pass on word indices `ids` (the query is the last word): every
+  // head's weights[h][q][k], and the heads side by side at the query word, none switched off.
+  function attend(m, ids) {
     const { p, E, H } = m;
     const D = E / H;
     const n = ids.length;
@@ -88,7 +101,8 @@
     const v = h.map((x) => linear(W, b, x, 2 * E, E));
     const scale = 1 / Math.sqrt(D);
     const weights = [];
-    const merged = h.map(() => new Float64Array(E)); // (n, E): the heads side by side
+    const last = n - 1; // only the query word is read out
+    const merged = new Float64Array(E); // (E,): the heads side by side at the query word
     for (let head = 0; head < H; head++) { // steps 3 and 4: head `head` reads features head*D..
       const rows = [];
       for (let i = 0; i < n; i++) {
@@ -104,42 +118,47 @@
         const row = new Array(n).fill(0);
         exp.forEach((e, j) => { row[j] = e / total; });
         rows.push(row);
-        if (removed.has(head)) continue; // step 5: its slice stays zero
-        for (let d = head * D; d < (head + 1) * D; d++) {
-          let s = 0;
-          for (let j = 0; j <= i; j++) s += row[j] * v[j][d];
-          merged[i][d] = s;
-        }
+      }
+      for (let d = head * D; d < (head + 1) * D; d++) {
+        for (let j = 0; j <= last; j++) merged[d] += rows[last][j] * v[j][d];
       }
       weights.push(rows);
     }
-    const last = n - 1; // only the query word is read out
-    const out = linear(p["attn.out_proj.weight"], p["attn.out_proj.bias"], merged[last], 0, E); // step 6
-    const residual = h[last].map((x, e) => x + out[e]);
+    return { x: h[last], weights, merged };
+  }
+
+  // Steps 5 and 6 with the heads in `removed` switched off (their slice of the merged heads
+  // zeroed before W^O), the residual and the readout: the task's two logits, and each head's
+  // push on the answer (0 for a head switched off).
+  function finish(m, attended, task, removed) {
+    const { p, E, H } = m;
+    const D = E / H;
+    const merged = attended.merged.map((value, d) => (removed.has(Math.floor(d / D)) ? 0 : value));
+    const W_O = p["attn.out_proj.weight"];
+    const out = linear(W_O, p["attn.out_proj.bias"], merged, 0, E); // step 6
+    const residual = attended.x.map((x, e) => x + out[e]);
     const t = m.tasks.indexOf(task);
     const logits = Array.from(linear(p["readout.weight"], p["readout.bias"], residual, 2 * t, 2));
-    // What each head passes on to the query word: its slice through W^O (switched on or not),
-    // as a length, and as the change in the two logits' difference it makes (the readout is
-    // linear: removing the head alone takes exactly this off).
-    const W_O = p["attn.out_proj.weight"], R = p["readout.weight"].values;
-    const passes = [], push = [];
+    // Each head's push: its slice of the merged heads through W^O, on the readout's direction
+    // from one answer to the other. The readout is linear, so switching the head off moves the
+    // two logits' difference by exactly this much.
+    const R = p["readout.weight"].values;
+    const push = [];
     for (let head = 0; head < H; head++) {
-      const row = weights[head][last];
-      let length = 0, moved = 0;
+      let moved = 0;
       for (let e = 0; e < E; e++) {
         let sum = 0;
-        for (let d = head * D; d < (head + 1) * D; d++) {
-          let value = 0;
-          for (let j = 0; j <= last; j++) value += row[j] * v[j][d];
-          sum += W_O.values[e * E + d] * value;
-        }
-        length += sum * sum;
+        for (let d = head * D; d < (head + 1) * D; d++) sum += W_O.values[e * E + d] * merged[d];
         moved += (R[(2 * t + 1) * E + e] - R[2 * t * E + e]) * sum;
       }
-      passes.push(Math.sqrt(length));
-      push.push(moved);
+      push.push(m.sign[t] * moved);
     }
-    return { weights, logits, passes, push };
+    return { weights: attended.weights, logits, push };
+  }
+
+  // The whole forward pass for `task`, with the heads in `removed` switched off.
+  function run(m, ids, task, removed) {
+    return finish(m, attend(m, ids), task, removed);
   }
 
   // ---- The reader's sentence: its task, marks, answer and gloss -----------------------------
@@ -169,19 +188,30 @@
   }
 
   function nearest(data, word) {
-    // the vocabulary's closest word: at most one edit away (two for words of five letters or more)
-    let best = null, least = word.length >= 5 ? 3 : 2;
+    // every word of the vocabulary at the least distance: at most one edit away (two for words
+    // of five letters or more), in the vocabulary's order
+    let best = [], least = word.length >= 5 ? 2 : 1;
     for (const candidate of Object.keys(data.words)) {
       const found = distance(word, candidate);
-      if (found < least) [best, least] = [candidate, found];
+      if (found < least) [best, least] = [[], found];
+      if (found === least) best.push(candidate);
     }
     return best;
   }
 
+  // Whom the pronoun can mean, by number and gender: each person it fits and, for "they", two
+  // or more people named one by one, together ("together").
+  function referents(data, tokens, pronoun) {
+    const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
+    const found = people.filter((i) => data.words[tokens[i]].refers === pronoun);
+    const single = people.filter((i) => data.words[tokens[i]].refers !== "they");
+    return { people, single, found: pronoun === "they" && single.length > 1 ? [...found, "together"] : found };
+  }
+
   // The sentence's task (from its last word), whether the model was trained on its kind (the
-  // example's "trained" pattern, and a pronoun that fits exactly one person), the words the
-  // answer depends on and the answer itself where English decides one (the "wider" pattern),
-  // else why not. `open`: the last word may still be being typed.
+  // example's "trained" pattern and an answer), the words the answer depends on and the answer
+  // itself where English decides one (the "wider" pattern), else why not. `open`: the last word
+  // may still be being typed.
   function analyse(data, m, tokens, open) {
     const known = (w) => Object.prototype.hasOwnProperty.call(data.words, w);
     const inProgress = (w) => open && Object.keys(data.words).some((v) => v.startsWith(w));
@@ -204,32 +234,39 @@
     }
     const parsed = roles.trained || roles.wider;
     const marks = {};
-    let answer = null, why = null, count = 0;
+    let answer = null, why = null, count = 0, found = [], group = [];
     if (task === "agreement") {
       if (parsed) {
         marks.subject = parsed.subject;
-        if (parsed.distractor !== undefined) marks.distractor = parsed.distractor;
+        const distractor = parsed.distractor !== undefined ? parsed.distractor : parsed.fronted;
+        if (distractor !== undefined) marks.distractor = distractor; // the noun nearest the verb
         answer = data.words[tokens[parsed.subject]].number;
       } else {
         why = tokens.some((w) => data.words[w].number) ? "none" : "noun";
       }
     } else {
-      const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
-      count = people.length;
-      const two = parsed ? [parsed.first, parsed.second] : people.slice(0, 2);
-      const match = two.filter((i) => data.words[tokens[i]].refers === tokens[query]);
-      if (parsed && match.length === 1) {
-        marks.antecedent = match[0];
-        marks.other = two.find((i) => i !== match[0]);
-        answer = match[0] === two[0] ? "first" : "second";
+      const who = referents(data, tokens, tokens[query]);
+      count = who.people.length;
+      found = who.found;
+      if (parsed) {
+        marks.people = [parsed.first, parsed.second]; // the two the model chooses between
+        const at = marks.people.indexOf(found[0]);
+        if (found.length === 1 && at >= 0) {
+          [marks.antecedent, marks.other, answer] = [found[0], marks.people[1 - at], ["first", "second"][at]];
+        } else if (found.length === 1) {
+          why = found[0] === "together" ? "together" : "phrase";
+          if (found[0] !== "together") marks.antecedent = found[0];
+        } else {
+          why = found.length ? "several" : "neither";
+        }
       } else {
-        const fits = match.length ? "both" : "neither"; // of two parsed people, the pronoun fits
-        why = people.length < 2 ? "people" : people.length > 2 ? "three" : parsed ? fits : "none";
+        why = count === 0 ? "nobody" : count === 2 ? "none" : "people";
+        marks.people = count === 2 ? who.people : [];
       }
-      marks.people = count > 2 && !parsed ? [] : two; // of three people, none is "the first of two"
+      if (why === "together") group = who.single; // "they": these people, together
     }
     const inside = Boolean(roles.trained) && answer !== null;
-    return { task, query, marks, answer, inside, why, count };
+    return { task, query, marks, answer, inside, why, count, found, group };
   }
 
   function gloss(data, tokens, sentence, prediction) {
@@ -237,10 +274,10 @@
       const g = data.words[w].gloss;
       if (typeof g === "string") return g;
       const next = data.words[tokens[i + 1]] || {};
-      if (w === "old") return g[next.refers ? "person" : next.animal ? "animal" : "thing"];
+      if (w === "old") return g[next.refers || next.animal ? "living" : "thing"];
       if (w === "they") { // the antecedent's gender; without one, women only if all are
         const a = sentence.marks.antecedent;
-        const people = a !== undefined ? [a] : sentence.marks.people || [];
+        const people = a !== undefined ? [a] : sentence.group.length ? sentence.group : sentence.marks.people || [];
         return g[people.length && people.every((p) => data.words[tokens[p]].women) ? "women" : "men"];
       }
       return g[sentence.answer || prediction] || ""; // the verb slot: the form the subject asks
@@ -251,7 +288,7 @@
 
   function sentences(parts) {
     // sentences side by side: a space between them, none after a Chinese full stop
-    return parts.join(" ").replace(/([。！？）])\s+/g, "$1");
+    return parts.filter(Boolean).join(" ").replace(/([。！？）])\s+/g, "$1");
   }
 
   function toggle(set, item) {
@@ -281,6 +318,39 @@
     return JSON.parse(root.querySelector(selector).textContent);
   }
 
+  function size(x) {
+    // "4.12", "0.004": two decimals, three below 0.01; below TINY, TINY (an upper bound)
+    return x >= 0.01 ? x.toFixed(2) : x >= TINY ? x.toFixed(3) : String(TINY);
+  }
+
+  function signed(x) {
+    return (x < 0 ? "−" : "+") + size(Math.abs(x)); // "+4.12", "−0.31", "+0.004"
+  }
+
+  // A box that keeps the height of the longest of its `forms` (each {text, verdict}): all laid
+  // out in one grid cell, only the one shown visible to eyes and to assistive technology.
+  // Returns the function that shows form i.
+  function steady(box, forms) {
+    const nodes = new Map();
+    box.textContent = "";
+    const at = forms.map((form) => {
+      const found = (form.verdict || "none") + "|" + form.text;
+      if (!nodes.has(found)) {
+        const node = el("span", { class: "hx-form", "data-verdict": form.verdict || "none" }, box);
+        node.textContent = form.text;
+        nodes.set(found, node);
+      }
+      return nodes.get(found);
+    });
+    return (i) => {
+      for (const node of nodes.values()) {
+        node.classList.toggle("hx-sizer", node !== at[i]);
+        if (node === at[i]) node.removeAttribute("aria-hidden");
+        else node.setAttribute("aria-hidden", "true");
+      }
+    };
+  }
+
   function Explorer(root) {
     const id = "hx" + count++;
     const data = readJSON(root, ":scope > script.hx-data");
@@ -290,21 +360,40 @@
     const ui = root.querySelector(":scope > .hx-ui");
     const m = model(data);
     const role = data.roles.agreement || { head: 0 };
+    const known = (w) => Object.prototype.hasOwnProperty.call(data.words, w);
     const state = {
-      tokens: null, sentence: null, result: null, every: null,
+      tokens: null, sentence: null, result: null, every: null, runs: null, toggled: null,
       heads: new Set([role.head]), removed: new Set(), chosen: null, pointed: null,
     };
-    const join = (items) => { // "a, b and c" in the page's language
+    const join = (items, last = text.list_last) => { // "a, b and c" (or "a, b or c") in the page's language
       if (items.length <= 1) return items.join("");
       const head = items.slice(1, -1).reduce((h, next) => fill(text.list_next, { head: h, next }), items[0]);
-      return fill(text.list_last, { head, last: items[items.length - 1] });
+      return fill(last, { head, last: items[items.length - 1] });
     };
     const list = (heads) => join(heads.map((h) => fill(text.head_ref, { n: h })));
-    const value = (sentence, c, tokens) => { // "plural", or "the first person (boy)"
+    const value = (sentence, c, tokens) => { // "plural", or "the first of the two people (boy)"
       const name = text["value_" + c];
       const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
       return at === undefined ? name : fill(text.value_person, { value: name, word: tokens[at] });
     };
+    const side = (c) => { // the same, short: "plural", "the first person (boy)"
+      const { sentence, tokens } = state;
+      const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
+      const name = text["side_" + c] || text["value_" + c];
+      return at === undefined ? name : fill(text.value_person, { value: name, word: tokens[at] });
+    };
+
+    // ---- One status region: it speaks once the reader pauses, and only what changed -------
+    const status = el("p", { class: "hx-status", role: "status" }, root);
+    let pending = null;
+    const shown = (box) => box.querySelector(".hx-form:not(.hx-sizer)").textContent; // of a steady box
+    function announce(said) {
+      if (!root.dataset.ready) return; // nothing is said as the page opens
+      clearTimeout(pending);
+      pending = setTimeout(() => {
+        if (status.textContent !== said) status.textContent = said;
+      }, PAUSE);
+    }
 
     // ---- Controls: the sentence field, its suggestions, examples and the word builder ------
     const field = el("div", { class: "hx-field-row" }, ui);
@@ -314,7 +403,10 @@
       spellcheck: "false", enterkeyhint: "done", "aria-describedby": id + "-message",
     }, field);
     const suggest = el("div", { class: "hx-suggest", role: "group", "aria-label": text.suggestions }, ui);
-    const message = el("p", { class: "hx-message", id: id + "-message", role: "status" }, ui);
+    const problem = el("div", { class: "hx-problem" }, ui);
+    const message = el("p", { class: "hx-message", id: id + "-message" }, problem);
+    const showWords = el("button", { type: "button", class: "hx-show-words", hidden: "" }, problem);
+    showWords.textContent = text.show_words;
 
     const row = el("div", { class: "hx-controls hx-sentence-row" }, ui);
     el("label", { class: "hx-field", for: id + "-sentence" }, row).textContent = text.examples;
@@ -328,7 +420,8 @@
     });
 
     const builder = el("details", { class: "hx-builder" }, ui);
-    el("summary", {}, builder).textContent = text.builder;
+    const opener = el("summary", {}, builder);
+    opener.textContent = text.builder;
     el("p", { class: "hx-grammar" }, builder).textContent = text.grammar;
     for (const group of data.groups) {
       const line = el("div", { class: "hx-words" }, builder);
@@ -337,7 +430,8 @@
         button.textContent = word;
         const g = data.words[word].gloss;
         if (chinese && g) {
-          el("span", { class: "hx-word-gloss" }, button).textContent = typeof g === "string" ? g : Object.values(g).join("/");
+          const said = typeof g === "string" ? g : [...new Set(Object.values(g))].join("/");
+          el("span", { class: "hx-word-gloss" }, button).textContent = said;
         }
         button.addEventListener("click", () => setText(words(input.value).concat(word).join(" ") + " "));
       }
@@ -349,32 +443,43 @@
     const clear = el("button", { type: "button", class: "hx-edit" }, edits);
     clear.textContent = text.clear;
     clear.addEventListener("click", () => setText(""));
+    showWords.addEventListener("click", () => {
+      builder.open = true;
+      opener.focus();
+      builder.scrollIntoView({ block: "nearest" });
+    });
 
     const note = el("p", { class: "hx-note", hidden: "" }, ui); // the sentence is not of the trained kind
-    const answer = el("p", { class: "hx-answer", role: "status" }, ui);
+    const answer = el("div", { class: "hx-answer hx-steady" }, ui);
 
     // ---- The heads: the model view (choose one to see it large) and the switches -----------
     const heads = el("div", { class: "hx-heads", role: "group", "aria-labelledby": id + "-heads" }, ui);
     el("p", { id: id + "-heads", class: "hx-heads-label" }, heads).textContent = text.heads;
+    const axis = el("p", { class: "hx-axis" }, heads);
     const cards = el("div", { class: "hx-cards" }, heads);
     const toggles = [];
     const switches = [];
     const maps = [];
-    const bars = [];
+    const pushes = [];
+    const changes = [];
     for (let h = 0; h < data.heads; h++) {
       const card = el("div", { class: "hx-card hx-h" + (h % COLOURS), "data-head": String(h) }, cards);
-      const button = el("button", { type: "button", class: "hx-head hx-h" + (h % COLOURS), "data-head": String(h) }, card);
+      const button = el("button", {
+        type: "button", class: "hx-head hx-h" + (h % COLOURS), "data-head": String(h),
+        "aria-label": fill(text.show_head, { n: h }),
+      }, card);
       const title = el("span", { class: "hx-head-title" }, button);
       el("span", { class: "hx-swatch", "aria-hidden": "true" }, title);
       title.appendChild(document.createTextNode(fill(text.head_n, { n: h })));
       maps.push(svg("svg", { class: "hx-map", "aria-hidden": "true", viewBox: "0 0 12 12" }, button));
-      const passes = el("p", { class: "hx-passes", "data-head": String(h) }, card);
-      el("span", { class: "hx-passes-text" }, passes);
-      el("span", { class: "hx-bar", "aria-hidden": "true" }, el("span", { class: "hx-bar-track", "aria-hidden": "true" }, passes));
-      bars.push(passes);
+      const push = el("p", { class: "hx-push", "data-head": String(h) }, card);
+      el("span", { class: "hx-push-text hx-steady" }, push);
+      el("span", { class: "hx-bar", "aria-hidden": "true" }, el("span", { class: "hx-bar-track", "aria-hidden": "true" }, push));
+      pushes.push(push);
       button.addEventListener("click", () => {
         toggle(state.heads, h);
         draw();
+        announce(describe([...state.heads].sort((a, b) => a - b)));
       });
       toggles.push(button);
       const use = el("label", { class: "hx-use" }, card);
@@ -383,16 +488,20 @@
       use.appendChild(document.createTextNode(fill(text.use_head, { n: h })));
       box.addEventListener("change", () => {
         toggle(state.removed, h);
-        compute();
+        state.toggled = h;
+        state.result = state.runs[key(state.removed)];
         draw();
+        announce(sentences([shown(changes[h]), shown(answer), decide.textContent]));
       });
       switches.push(box);
+      changes.push(el("p", { class: "hx-change hx-steady", "data-head": String(h) }, card));
     }
+    const decide = el("p", { class: "hx-decide", hidden: "" }, heads); // the heads left decide nothing
 
     const figure = el("div", { class: "hx-figure" }, ui);
-    const summary = el("p", { class: "hx-summary", role: "status", "aria-live": "polite" }, ui);
+    const summary = el("p", { class: "hx-summary" }, ui);
     const legend = el("p", { class: "hx-legend" }, ui);
-    el("span", {}, legend).textContent = sentences([text.legend, ""]);
+    el("span", {}, legend).textContent = sentences([fill(text.legend, { min: LINE_MIN }), "-"]).slice(0, -1);
     const marks = el("span", { class: "hx-marks" }, legend);
 
     // ---- The sentence: read, checked, run ---------------------------------------------------
@@ -403,46 +512,60 @@
     }
 
     function offer(tokens, typed, unknown) {
-      // the words that complete the one being typed; else, for each word the model does not
-      // know, the nearest one it does (a tap puts it in place)
+      // for each word the model does not know, every nearest word it does (a tap puts it in
+      // place of that word); and the words that complete the last one, while it is being typed
+      // and is not a word yet
       suggest.textContent = "";
-      const partial = isOpen(typed) ? tokens[tokens.length - 1] : "";
-      const found = partial
-        ? Object.keys(data.words).filter((w) => w.startsWith(partial) && w !== partial).slice(0, SUGGESTIONS)
-            .map((word) => [partial, word])
+      const partial = isOpen(typed) && !known(tokens[tokens.length - 1]) ? tokens[tokens.length - 1] : "";
+      const offers = [];
+      for (const word of unknown || []) {
+        const near = nearest(data, word);
+        if (near.length) offers.push({ replaces: word, words: near, label: fill(text.instead_of, { word }) });
+      }
+      const completions = partial
+        ? Object.keys(data.words).filter((w) => w.startsWith(partial)).slice(0, SUGGESTIONS)
         : [];
-      const completing = found.length > 0;
-      if (!completing) {
-        for (const word of unknown || []) {
-          const near = nearest(data, word);
-          if (near) found.push([word, near]);
+      if (completions.length) offers.push({ completes: partial, words: completions, label: fill(text.finish, { word: partial }) });
+      for (const offer of offers) {
+        const group = el("div", { class: "hx-offer", role: "group", "aria-label": offer.label }, suggest);
+        el("span", { class: "hx-offer-label", "aria-hidden": "true" }, group).textContent = offer.label;
+        for (const word of offer.words) {
+          const button = el("button", { type: "button", class: "hx-suggestion", "data-word": word }, group);
+          if (offer.replaces) button.dataset.replaces = offer.replaces;
+          button.textContent = word;
+          button.addEventListener("click", () => {
+            // the word being typed is completed; an unknown word is replaced wherever it occurs
+            const done = offer.completes !== undefined
+              ? tokens.slice(0, -1).concat(word)
+              : tokens.map((w) => (w === offer.replaces ? word : w));
+            setText(done.join(" ") + (offer.completes !== undefined ? " " : ""), true);
+          });
+          button.addEventListener("keydown", (event) => {
+            const all = [...suggest.querySelectorAll("button")];
+            const at = all.indexOf(button) + ({ ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] || 0);
+            if (event.key === "Escape") input.focus();
+            else if (at !== all.indexOf(button) && all[at]) all[at].focus();
+            else return;
+            event.preventDefault();
+          });
         }
       }
-      for (const [typedWord, word] of found) {
-        const button = el("button", { type: "button", class: "hx-suggestion", "data-word": word }, suggest);
-        button.textContent = word;
-        button.addEventListener("click", () => {
-          // the word being typed is completed; an unknown word is replaced wherever it occurs
-          const done = completing
-            ? tokens.slice(0, -1).concat(word)
-            : tokens.map((w) => (w === typedWord ? word : w));
-          setText(done.join(" ") + (completing ? " " : ""), true);
-        });
-        button.addEventListener("keydown", (event) => {
-          const all = [...suggest.querySelectorAll("button")];
-          const at = all.indexOf(button) + ({ ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] || 0);
-          if (event.key === "Escape") input.focus();
-          else if (at !== all.indexOf(button) && all[at]) all[at].focus();
-          else return;
-          event.preventDefault();
-        });
-      }
+      return offers.filter((o) => o.replaces);
     }
 
+    const key = (removed) => [...removed].sort((a, b) => a - b).join(",");
+
     function compute() {
-      const ids = state.tokens.map((w) => m.index.get(w));
-      state.result = run(m, ids, state.sentence.task, state.removed);
-      state.every = state.removed.size ? run(m, ids, state.sentence.task, new Set()) : state.result;
+      // every combination of heads switched off, once per sentence: the texts above the
+      // switches keep the height of their longest form
+      const attended = attend(m, state.tokens.map((w) => m.index.get(w)));
+      state.runs = {};
+      for (let mask = 0; mask < 2 ** m.H; mask++) {
+        const removed = new Set([...Array(m.H).keys()].filter((h) => mask & (1 << h)));
+        state.runs[key(removed)] = finish(m, attended, state.sentence.task, removed);
+      }
+      state.every = state.runs[""];
+      state.result = state.runs[key(state.removed)];
     }
 
     function isOpen(typed) {
@@ -452,34 +575,41 @@
     function update() {
       const tokens = words(input.value);
       const found = analyse(data, m, tokens, isOpen(input.value));
-      offer(tokens, input.value, found.unknown);
-      const nearWords = [...suggest.querySelectorAll(".hx-suggestion")].map((b) => b.dataset.word);
+      const replacing = offer(tokens, input.value, found.unknown);
       const chosen = data.examples.findIndex((e) => e.join(" ") === tokens.join(" "));
       select.value = chosen >= 0 ? String(chosen) : "";
       if (found.problem) {
         const slot = (found.unknown || []).some((w) => ["is", "are"].includes(w));
+        const lost = (found.unknown || []).filter((w) => !replacing.some((o) => o.replaces === w));
+        const foreign = lost.length > 0 && !slot; // no English word near: perhaps not English at all
         message.textContent = sentences([
           fill(text["problem_" + found.problem], {
             words: found.unknown ? join(found.unknown) : "", max: m.positions,
           }),
           slot ? text.hint_slot : "",
-          found.problem === "unknown" && nearWords.length ? fill(text.nearest, { words: join(nearWords) }) : "",
+          ...replacing.map((o) => fill(text.nearest, { word: o.replaces, words: join(o.words) })),
+          foreign ? text.english : "",
           state.tokens && found.problem !== "typing" ? text.still : "",
         ]);
+        showWords.hidden = !foreign;
         answer.hidden = note.hidden = true; // a verdict on the last sentence would read as this one's
         message.dataset.problem = found.problem;
+        announce(message.textContent);
         return;
       }
       message.textContent = "";
+      showWords.hidden = true;
       delete message.dataset.problem;
       answer.hidden = false;
       state.tokens = tokens;
       state.sentence = found;
       state.chosen = found.query;
       state.pointed = null;
+      state.toggled = null;
       compute();
       build();
       draw();
+      announce(shown(answer));
     }
 
     input.addEventListener("input", update);
@@ -498,29 +628,38 @@
     let lines = null;
     let tokenNodes = [];
     let rowHeight = 0;
+    let showAnswer = null, showPush = [], showChange = [];
 
     function y(i) {
       return TOP + i * rowHeight + (chinese ? 14 : rowHeight / 2);
     }
 
-    function fit(label, room) {
-      // a token longer than its column is squeezed into it, never cut
-      if (label.getComputedTextLength && label.getComputedTextLength() > room) {
-        label.setAttribute("textLength", String(room));
-        label.setAttribute("lengthAdjust", "spacingAndGlyphs");
-      }
+    const sizes = new Map(); // each word's length and how far below its line its box reaches
+    if (document.fonts) document.fonts.addEventListener("loadingdone", () => sizes.clear());
+
+    function settle(labels) {
+      // a token longer than its column is squeezed into it, never cut, and the marked ones
+      // underlined; each word is measured once (one layout for those new to the drawing)
+      labels.filter(({ label }) => !sizes.has(label.textContent))
+        .map(({ label }) => [label, label.getComputedTextLength(), label.getBBox()])
+        .forEach(([label, length, box]) => {
+          if (length > 0) sizes.set(label.textContent, { length, below: box.y + box.height - label.y.baseVal[0].value });
+        });
+      labels.forEach(({ label, room, mark, group, anchor }) => {
+        const { length, below } = sizes.get(label.textContent) || { length: 0, below: 0 };
+        const width = Math.min(length, room);
+        if (length > room) {
+          label.setAttribute("textLength", String(room));
+          label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+        }
+        if (!mark || !width) return;
+        const x = label.x.baseVal[0].value, y1 = label.y.baseVal[0].value + below + 1;
+        const x1 = anchor === "end" ? x - width : x;
+        svg("line", { class: "hx-mark hx-mark-" + mark, x1, x2: x1 + width, y1, y2: y1 }, group);
+      });
     }
 
-    function underline(label, mark, parent) {
-      const box = label.getBBox();
-      if (!box.width) return;
-      svg("line", {
-        class: "hx-mark hx-mark-" + mark, x1: box.x, x2: box.x + box.width,
-        y1: box.y + box.height + 1, y2: box.y + box.height + 1,
-      }, parent);
-    }
-
-    function column(side, glosses, parent) {
+    function column(side, glosses, parent, labels) {
       const { sentence, tokens } = state;
       const left = side === "query";
       const anchor = left ? "end" : "start";
@@ -538,8 +677,7 @@
         }
         const label = svg("text", { class: "hx-word", x, y: y(i), "text-anchor": anchor, "dominant-baseline": "middle" }, group);
         label.textContent = token;
-        fit(label, left ? LEFT - 6 : WIDTH - RIGHT - 2);
-        if (markAt[i]) underline(label, markAt[i], group);
+        labels.push({ label, room: left ? LEFT - 6 : WIDTH - RIGHT - 2, mark: markAt[i], group, anchor });
         if (chinese && glosses[i]) {
           const small = svg("text", { class: "hx-gloss", x, y: y(i) + 19, "text-anchor": anchor, "dominant-baseline": "middle" }, group);
           small.textContent = glosses[i];
@@ -567,9 +705,11 @@
       }, figure);
       lines = svg("g", { class: "hx-lines", "aria-hidden": "true" }, drawing);
       const keys = svg("g", { class: "hx-keys", "aria-hidden": "true" }, drawing);
-      column("key", glosses, keys);
+      const labels = [];
+      column("key", glosses, keys, labels);
       const queries = svg("g", { class: "hx-queries", role: "group", "aria-label": text.queries }, drawing);
-      tokenNodes = column("query", glosses, queries);
+      tokenNodes = column("query", glosses, queries, labels);
+      settle(labels);
       tokenNodes.forEach((group, i) => {
         const name = fill(text.token_name, { token: tokens[i], n: i });
         group.setAttribute("role", "button");
@@ -581,9 +721,28 @@
         group.addEventListener("keydown", (event) => keys_(event, i));
       });
       maps.forEach((_, h) => thumbnail(h)); // the weights do not change when a head is off
-      const kinds = tasks[sentence.task].marks;
-      const marked = kinds.some((kind) => sentence.marks[kind] !== undefined);
-      marks.textContent = marked ? fill(text.marks, { solid: text["mark_" + kinds[0]], dotted: text["mark_" + kinds[1]] }) : "";
+      const kinds = tasks[sentence.task].marks; // the legend names the marks drawn only
+      marks.textContent = sentences(kinds.filter((kind) => sentence.marks[kind] !== undefined)
+        .map((kind) => fill(kinds.indexOf(kind) ? text.mark_dotted : text.mark_solid, { mark: text["mark_" + kind] })));
+      // every text above the switches and in their cards, in each of its forms
+      const toward = data.toward[sentence.task];
+      const away = data.model.classes[sentence.task].find((c) => c !== toward);
+      axis.textContent = fill(text.push_axis, { plus: side(toward), minus: side(away) });
+      const masks = Object.keys(state.runs);
+      showAnswer = steady(answer, masks.map(verdict));
+      showPush = pushes.map((node, h) => {
+        const on = state.every.push[h];
+        const forms = [
+          { text: Math.abs(on) < TINY ? fill(text.push_none, { value: TINY })
+            : fill(text.push, { value: signed(on), side: side(on < 0 ? away : toward) }) },
+          { text: fill(text.push_off, { value: 0 }) },
+        ];
+        return steady(node.firstChild, forms);
+      });
+      showChange = changes.map((node, h) => {
+        const show = steady(node, [{ text: "" }, ...masks.map((k) => change(h, k))]);
+        return (k) => show(k === null ? 0 : 1 + masks.indexOf(k));
+      });
     }
 
     function keys_(event, i) {
@@ -605,6 +764,7 @@
       if (state.chosen === i) return;
       state.chosen = i;
       draw();
+      announce(summary.textContent);
     }
 
     function label(k) {
@@ -629,47 +789,61 @@
       }).reduce((said, next) => sentences([said, next]));
     }
 
-    // The sentence's kind (a note where the model never saw it), the correct answer or why
-    // there is none, the prediction marked right or wrong, and what switching heads off did.
-    function verdict() {
+    function mark(c) {
+      const answer = state.sentence.answer;
+      return answer ? (c === answer ? "right" : "wrong") : "none";
+    }
+
+    // Why the sentence decides no answer, in words.
+    function undecided() {
       const { sentence, tokens } = state;
-      const now = predicted(state.result);
-      const mark = (c) => (sentence.answer ? (c === sentence.answer ? "right" : "wrong") : "none");
+      const named = (items) => join(items.map((i) => tokens[i]));
+      const together = fill(text.together, { people: named(referents(data, tokens, "they").single) });
+      const found = sentence.found.map((i) => (i === "together" ? together : tokens[i]));
+      const said = {
+        noun: text.answer_noun, none: text.answer_none, neither: text.answer_neither,
+        nobody: text.answer_nobody, several: fill(text.answer_several, { words: join(found, text.list_or) }),
+        together: fill(text.answer_together, { people: named(sentence.group) }),
+        phrase: fill(text.answer_phrase, { pronoun: tokens[sentence.query], word: found[0] }),
+      }[sentence.why];
+      return said || fill(text.answer_people, { n: sentence.count });
+    }
+
+    // The verdict with the heads of `k` switched off: the correct answer or why there is none,
+    // the prediction marked right or wrong, and what switching heads off did.
+    function verdict(k) {
+      const { sentence, tokens } = state;
+      const now = predicted(state.runs[k]);
       const said = { right: text.right, wrong: text.wrong, none: "" };
-      const why = { noun: text.answer_noun, none: text.answer_none, both: text.answer_both,
-        neither: text.answer_neither };
-      const parts = [sentence.answer
-        ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) })
-        : why[sentence.why] || fill(text.answer_people, { n: sentence.count })];
-      const off = [...state.removed].sort((a, b) => a - b);
+      const parts = [sentence.answer ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) }) : undecided()];
+      const off = k ? k.split(",").map(Number) : [];
       if (!off.length) {
         parts.push(fill(text.predicts, { prediction: value(sentence, now.c, tokens), p: now.p }), said[mark(now.c)]);
       } else {
         const before = predicted(state.every);
         parts.push(fill(text.predicts_without, {
           heads: list(off), prediction: value(sentence, now.c, tokens), p: now.p,
-          before: value(sentence, before.c, tokens), p_before: before.p,
+          before: side(before.c), p_before: before.p,
         }), said[mark(now.c)]);
         const change = { right: "flipped_fixes", wrong: "flipped_breaks", none: "flipped" }[mark(now.c)];
-        if (before.c !== now.c) parts.push(fill(text[change], { heads: list(off) }));
-        // heads that pass on (nearly) nothing are all that is left: the readout sees the query
-        // word and its position, whatever the other words
-        const passes = state.every.passes, most = Math.max(...passes);
-        const left = passes.filter((_, h) => !state.removed.has(h));
-        if (!left.length || Math.max(...left) < NOTHING * most) {
-          parts.push(fill(left.length ? text.nothing_left : text.nothing_on, {
-            token: tokens[tokens.length - 1], left: left.length ? String(Number(Math.max(...left).toPrecision(2))) : "0",
-            half: (1 / data.model.classes[sentence.task].length).toFixed(1),
-          }));
-        }
+        const pushed = off.reduce((sum, h) => sum + state.every.push[h], 0);
+        const toward = data.toward[sentence.task];
+        const away = data.model.classes[sentence.task].find((c) => c !== toward);
+        const kept = Math.abs(pushed) < TINY ? fill(text.unchanged_none, { heads: list(off), value: TINY })
+          : fill(text.unchanged, { heads: list(off), value: signed(pushed), side: side(pushed < 0 ? away : toward) });
+        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : kept);
       }
-      note.textContent = sentence.inside ? "" : text["outside_" + sentence.task];
-      note.hidden = sentence.inside;
-      answer.dataset.prediction = now.c;
-      answer.dataset.probability = now.p;
-      answer.dataset.verdict = mark(now.c);
-      answer.dataset.inside = String(sentence.inside);
-      return sentences(parts);
+      return { text: sentences(parts), verdict: mark(now.c) };
+    }
+
+    // What switching head `h` did, to reach the heads off in `k`: next to its switch.
+    function change(h, k) {
+      const off = new Set(k ? k.split(",").map(Number) : []);
+      const now = predicted(state.runs[k]);
+      toggle(off, h);
+      const before = predicted(state.runs[key(off)]);
+      const template = before.c === now.c ? text.change_same : text.change_flipped;
+      return { text: fill(template, { prediction: side(now.c), p: now.p, p_before: before.p }), verdict: mark(now.c) };
     }
 
     function thumbnail(h) {
@@ -679,12 +853,13 @@
       map.setAttribute("viewBox", `0 0 ${n} ${n}`);
       svg("rect", { class: "hx-map-frame", x: 0, y: 0, width: n, height: n }, map);
       state.result.weights[h].forEach((row, q) => row.forEach((w, k) => {
-        if (w >= MIN_WEIGHT) svg("rect", { class: "hx-cell", x: k, y: q, width: 1, height: 1, "fill-opacity": String(w) }, map);
+        if (w >= CELL_MIN) svg("rect", { class: "hx-cell", x: k, y: q, width: 1, height: 1, "fill-opacity": String(w) }, map);
       }));
     }
 
     function draw() {
       if (!state.tokens) return;
+      const { sentence, tokens } = state;
       const shown = [...state.heads].sort((a, b) => a - b);
       const row = state.pointed !== null ? state.pointed : state.chosen;
       lines.textContent = "";
@@ -693,10 +868,10 @@
         state.result.weights[h].forEach((weights, q) => {
           if (row !== null && q !== row) return;
           weights.forEach((w, k) => {
-            if (w < MIN_WEIGHT) return;
+            if (w < LINE_MIN) return;
             svg("line", {
               class: "hx-line hx-h" + (h % COLOURS), x1: LEFT + 8, y1: y(q) + dy, x2: RIGHT - 6, y2: y(k) + dy,
-              "stroke-opacity": String(w), "data-head": String(h),
+              "stroke-opacity": String(FLOOR + (1 - FLOOR) * w), "data-head": String(h),
               "data-query": String(q), "data-key": String(k), "data-weight": String(w),
             }, lines);
           });
@@ -707,19 +882,37 @@
         group.setAttribute("tabindex", i === (state.chosen === null ? 0 : state.chosen) ? "0" : "-1");
         group.classList.toggle("hx-row", i === row);
       });
-      const passes = state.every.passes, most = Math.max(...passes, 1e-9);
-      bars.forEach((bar, h) => {
-        const said = fill(text.passes_on, { value: passes[h] < 0.01 ? String(Number(passes[h].toPrecision(2))) : passes[h].toFixed(2) });
-        if (bar.firstChild.textContent !== said) bar.firstChild.textContent = said;
-        bar.querySelector(".hx-bar").style.width = `${(100 * passes[h]) / most}%`;
-        bar.dataset.passes = String(passes[h]);
+      // each head's push on the answer, its bar from the middle toward its side (empty when off)
+      const push = state.result.push, most = Math.max(...state.every.push.map(Math.abs), 1e-9);
+      pushes.forEach((node, h) => {
+        const bar = node.querySelector(".hx-bar");
+        const size = (50 * Math.abs(push[h])) / most;
+        bar.style.width = `${size}%`;
+        bar.style.left = `${push[h] < 0 ? 50 - size : 50}%`;
+        node.dataset.push = String(push[h]);
+        node.dataset.side = push[h] < 0 ? "minus" : push[h] > 0 ? "plus" : "none";
+        showPush[h](state.removed.has(h) ? 1 : 0);
+        showChange[h](h === state.toggled ? key(state.removed) : null);
       });
       toggles.forEach((button, h) => {
         button.setAttribute("aria-pressed", String(state.heads.has(h)));
         button.closest(".hx-card").classList.toggle("hx-off", state.removed.has(h));
       });
-      const said = verdict();
-      if (answer.textContent !== said) answer.textContent = said;
+      const now = predicted(state.result);
+      showAnswer(Object.keys(state.runs).indexOf(key(state.removed)));
+      note.textContent = sentence.inside ? "" : text["outside_" + sentence.task];
+      note.hidden = sentence.inside;
+      Object.assign(answer.dataset, {
+        prediction: now.c, probability: now.p, verdict: mark(now.c), inside: String(sentence.inside),
+        why: sentence.why || "",
+      });
+      // the heads still on decide nothing: the readout sees the query word and its position
+      const left = push.filter((_, h) => !state.removed.has(h)).map(Math.abs);
+      decide.hidden = left.length > 0 && Math.max(...left) >= SMALL;
+      decide.textContent = decide.hidden ? "" : fill(left.length ? text.nothing_left : text.nothing_on, {
+        token: tokens[tokens.length - 1], left: size(Math.max(...left, 0)),
+        half: (1 / data.model.classes[sentence.task].length).toFixed(1),
+      });
       const text_ = describe(shown);
       if (summary.textContent !== text_) summary.textContent = text_;
     }

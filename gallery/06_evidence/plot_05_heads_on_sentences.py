@@ -62,16 +62,16 @@ GLOSS = {
     "woman": "女人", "king": "国王", "queen": "女王",
     "small": "小的", "red": "红的", "new": "新的", "big": "大的", "young": "年轻的",
     "tall": "高个子的", "to": "通往", "near": "靠近", "behind": "在…后", "on": "在…上",
-    "under": "在…下", "with": "带着", "met": "遇见", "called": "叫", "helped": "帮助",
+    "under": "在…下", "with": "和…一起", "met": "遇见", "called": "叫", "helped": "帮助",
     "thanked": "感谢", "saw": "看见", "because": "因为", "so": "所以", "when": "当",
 }  # fmt: skip
 PERSONS = {word for person in PEOPLE for word in person[:2]}
 WOMEN = {plural for _, plural, pronoun in PEOPLE if pronoun == "she"}  # girls, women, queens
-ANIMALS = {"dog", "dogs"}  # old: 老, not 旧的
+ANIMALS = {"dog", "dogs"}  # old: 年老的, as for people, not 旧的
 for singular, plural, *_ in THINGS + PEOPLE:  # a plural: 们 for people, （复数） for things
     GLOSS[plural] = GLOSS[singular] + ("们" if plural in PERSONS else "（复数）")
 IN_CONTEXT = {  # the words whose Chinese depends on the sentence, by what decides it
-    "old": {"person": "年老的", "animal": "老", "thing": "旧的"},  # the next word
+    "old": {"living": "年老的", "thing": "旧的"},  # the next word
     "they": {"women": "她们", "men": "他们"},  # the antecedent: Chinese marks the gender
     VERB_SLOT: {"singular": GLOSS["is"], "plural": GLOSS["are"]},  # the form the subject asks
 }
@@ -82,8 +82,8 @@ def gloss(s):
     tokens, words = s["tokens"], []
     for i, word in enumerate(tokens):
         if word == "old":
-            kind = "person" if tokens[i + 1] in PERSONS else "animal" if tokens[i + 1] in ANIMALS else "thing"  # fmt: skip
-            words.append(IN_CONTEXT[word][kind])
+            living = tokens[i + 1] in PERSONS | ANIMALS
+            words.append(IN_CONTEXT[word]["living" if living else "thing"])
         elif word == "they":
             women = tokens[s["marks"]["antecedent"]] in WOMEN
             words.append(IN_CONTEXT[word]["women" if women else "men"])
@@ -206,15 +206,17 @@ CATEGORIES = {
     "PERSON": [n for p in PEOPLE for n in p[:2]], "PREP": PREPOSITIONS, "VERB": VERBS,
     "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"],
 }  # fmt: skip
+PHRASE = "(?:PREP THE? (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:PREP THE? (?:ADJ|AGE)* (?:THING|PERSON))? THE? (?:ADJ|AGE)* (?<subject>THING|PERSON) "
-        + "(?:PREP THE? (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
+        "(?:PREP THE? (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE? (?:ADJ|AGE)* "
+        + "(?<subject>THING|PERSON) (?:PREP THE? (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
     ),
     "pronoun": (
         "THE AGE? (?<first>PERSON) VERB THE AGE? (?<second>PERSON) CONJ PRONOUN",
-        "THE? (?:ADJ|AGE)* (?<first>PERSON) VERB THE? (?:ADJ|AGE)* (?<second>PERSON) CONJ PRONOUN",
+        f"{PHRASE}* THE? (?:ADJ|AGE)* (?<first>PERSON) {PHRASE}* "
+        + f"VERB THE? (?:ADJ|AGE)* (?<second>PERSON) {PHRASE}* CONJ PRONOUN",
     ),
 }
 WORDS = sorted({word for words in CATEGORIES.values() for word in words})
@@ -248,7 +250,10 @@ for s in [*train_set.values(), *held_out.values()]:
 keys = ["the", "big", "red", "keys", "near", "the", "old", "box", "is/are"]
 assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["subject"] == 3
 fronted = ["near", "the", "boxes", "the", "key", "is/are"]
-assert parse(fronted, "agreement", "wider") == {"subject": 4}
+assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
+queens = ["the", "king", "met", "the", "queens", "near", "the", "box", "because", "they"]
+assert parse(queens, "pronoun") is None
+assert parse(queens, "pronoun", "wider") == {"first": 1, "second": 4}
 
 # %%
 # As tensors
@@ -789,17 +794,43 @@ assert shown_heads[0] != shown_heads[1]  # two different heads, two relations
 # The explorer's word builder offers every word, so a reader can build sentences of kinds the
 # generator never writes. Here are some of each kind: two adjectives, a person as the subject,
 # no "the", a phrase before the subject, no phrase at all, and, for the pronoun, a third
-# person, two people the pronoun both fits, or words in any order. With them, sentences the
-# generator writes. The site's tests run the page on all of them: those of the generator's
-# kind must get its answer, and every other one the page's note that the model never saw
-# such a sentence. On the generator's kind, the model must be right nearly always.
+# person beside the first, a phrase after the second, two people the pronoun both fits, "they"
+# for two people named one by one, or words in any order. With them, sentences the generator
+# writes. A pronoun means whoever it fits by number and gender, among every person named; "they"
+# can also mean two people named one by one, together. English decides the answer when the
+# pronoun can mean one only, and the model can give it when that one is the first or the second
+# of its two people. The site's tests run the page on all of them: those of the generator's kind
+# must get its answer, and every other one the page's note that the model never saw such a
+# sentence. On the generator's kind, the model must be right nearly always.
 
-KINDS = ["adjectives", "person", "bare", "fronted", "short", "three", "both", "words"]
+KINDS = ["adjectives", "person", "bare", "fronted", "short", "three", "phrases", "both", "together", "words"]  # fmt: skip
 
 
 def phrase(rng):
     """A prepositional phrase of the generator's: a preposition and a thing."""
     return [rng.choice(PREPOSITIONS), *noun_phrase(rng, rng.choice(THINGS)[rng.randrange(2)], ADJECTIVES)[0]]  # fmt: skip
+
+
+def referents(tokens):
+    """Whom the pronoun at the end can mean: each person it fits, and for "they", two or more
+    people named one by one, together."""
+    people = [i for i, word in enumerate(tokens) if word in REFERS]
+    found = [i for i in people if REFERS[tokens[i]] == tokens[-1]]
+    single = [i for i in people if REFERS[tokens[i]] != "they"]
+    return found + (["together"] if tokens[-1] == "they" and len(single) > 1 else [])
+
+
+def decide(tokens, first, second):
+    """The answer English gives: the one person the pronoun can mean, if that is the first or
+    the second of the two the model chooses between (else None)."""
+    found = referents(tokens)
+    return {first: "first", second: "second"}.get(found[0]) if len(found) == 1 else None
+
+
+def two_people(s):
+    """The first and the second person of a sentence the generator writes."""
+    marks = s["marks"]
+    return (marks["antecedent"], marks["other"])[:: 1 if s["answer"] == "first" else -1]
 
 
 def outside(rng, kind):
@@ -819,11 +850,14 @@ def outside(rng, kind):
         tokens = [*phrase(rng), *noun_phrase(rng, subject, ADJECTIVES)[0], VERB_SLOT]
     elif kind == "short":
         tokens = [*noun_phrase(rng, subject, ADJECTIVES)[0], VERB_SLOT]
-    elif kind == "three":  # the first person has a companion: "the boy with the girl met ..."
+    elif kind in ("three", "phrases"):  # "the boy with the girl met", "the queen near the boys"
         s = pronoun(rng)
-        first_end = s["tokens"].index(next(w for w in s["tokens"] if w in VERBS))
-        extra = [rng.choice(["with", "near"]), "the", rng.choice(PEOPLE)[rng.randrange(2)]]
-        tokens, answer = [*s["tokens"][:first_end], *extra, *s["tokens"][first_end:]], None
+        first, second = two_people(s)
+        noun = rng.choice(PEOPLE if kind == "three" else rng.choice([THINGS, PEOPLE]))
+        extra = [rng.choice(["with", "near"] if kind == "three" else PREPOSITIONS), "the", noun[rng.randrange(2)]]  # fmt: skip
+        at = first if kind == "three" else second  # the phrase comes after this person
+        tokens = [*s["tokens"][: at + 1], *extra, *s["tokens"][at + 1 :]]
+        answer = decide(tokens, first, second + (len(extra) if kind == "three" else 0))
     elif kind == "both":  # two people the pronoun fits alike
         a, b = rng.choice(PEOPLE), rng.choice(PEOPLE)
         while (a[2] == "he") != (b[2] == "he"):
@@ -831,6 +865,10 @@ def outside(rng, kind):
         plural = rng.randrange(2)
         tokens = ["the", a[plural], rng.choice(VERBS), "the", b[plural], rng.choice(CONJUNCTIONS)]
         tokens, answer = [*tokens, "they" if plural else a[2]], None
+    elif kind == "together":  # "the king saw the queen so they": "they" for the two together
+        a, b = rng.choice(PEOPLE)[0], rng.choice(PEOPLE)[0]
+        tokens = ["the", a, rng.choice(VERBS), "the", b, rng.choice(CONJUNCTIONS), "they"]
+        answer = None
     else:  # words in any order, ending with a word the model answers for
         tokens = [*rng.choices(VOCAB[1:], k=rng.randrange(2, 9)), rng.choice([VERB_SLOT, "he", "she", "they"])]  # fmt: skip
         answer = None
@@ -846,16 +884,18 @@ def read_from(s):
         return False, None
     if s["task"] == "agreement":
         return bool(trained), NUMBER[s["tokens"][roles["subject"]]]
-    fits = [c for c in CLASSES["pronoun"] if REFERS[s["tokens"][roles[c]]] == s["tokens"][-1]]
-    return bool(trained) and len(fits) == 1, fits[0] if len(fits) == 1 else None
+    answer = decide(s["tokens"], roles["first"], roles["second"])
+    return bool(trained) and answer is not None, answer
 
 
 rng = random.Random(41)
 samples = [{**s, "inside": True} for s in sentences(600, rng).values()]
 while len(samples) < 1000:
     s = outside(rng, KINDS[len(samples) % len(KINDS)])
-    if len(s["tokens"]) <= T and read_from(s) == (False, s["answer"]):
-        samples.append(s)  # "words in any order" that happen to make a sentence are drawn again
+    if len(s["tokens"]) > T or (s["kind"] == "words" and read_from(s) != (False, None)):
+        continue  # too long for the model, or words in any order that happen to make a sentence
+    assert read_from(s) == (False, s["answer"]), s
+    samples.append(s)
 assert all(read_from(s) == (True, s["answer"]) for s in samples[:600])
 with torch.no_grad():
     inside = [s for s in samples if s["inside"]]
@@ -880,6 +920,7 @@ head_explorer_data = {
     "words": words,
     "groups": GROUPS,
     "grammar": {"codes": CODES, "patterns": GRAMMAR, "accuracy": on_kind},
+    "toward": {"agreement": "plural", "pronoun": "first"},  # the sign of each head's push
     "examples": [s["tokens"] for s in EXPLORER],
     "try": to_try,
     "unused": unused,
