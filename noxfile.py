@@ -361,6 +361,13 @@ BROWSER_TOOLS = (
 )
 
 
+def install_browser_tools(session: nox.Session) -> None:
+    """BROWSER_TOOLS into the session's environment. uv finds the CPU wheel of torch where pip's
+    find-links have it; without them, give it PyTorch's CPU wheel index (UV_EXTRA_INDEX_URL)."""
+    found = os.environ.get("PIP_FIND_LINKS")
+    session.install(NO_COMPILE, *BROWSER_TOOLS, env={"UV_FIND_LINKS": found} if found else {})
+
+
 @nox.session(python="3.11", reuse_venv=True)
 def browser(session: nox.Session) -> None:
     """Check the built site offline and in Chromium: every page, math, search, downloads, themes.
@@ -371,10 +378,7 @@ def browser(session: nox.Session) -> None:
     themes and languages. One browser per core (pytest-xdist). Screenshots go to
     docs/_build/screenshots ($MHA_SCREENSHOTS).
     """
-    # uv finds the CPU wheel of torch where pip's find-links have it; without them, give it
-    # PyTorch's CPU wheel index (UV_EXTRA_INDEX_URL)
-    found = os.environ.get("PIP_FIND_LINKS")
-    session.install(NO_COMPILE, *BROWSER_TOOLS, env={"UV_FIND_LINKS": found} if found else {})
+    install_browser_tools(session)
     if installing_only(session):
         return
     site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
@@ -401,8 +405,7 @@ def faults(session: nox.Session) -> None:
     Run ``nox -s docs`` first. Faults run side by side, one per core (each check on one torch
     thread). ``-- -k WORDS`` runs only the faults whose name contains WORDS.
     """
-    found = os.environ.get("PIP_FIND_LINKS")
-    session.install(NO_COMPILE, *BROWSER_TOOLS, env={"UV_FIND_LINKS": found} if found else {})
+    install_browser_tools(session)
     build_python = shared_env(session, "docs,test")  # the build's and the package's tests
     if installing_only(session):
         return
