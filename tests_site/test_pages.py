@@ -251,7 +251,6 @@ def test_page(
     page.evaluate("() => { document.documentElement.style.display = 'none'; }")
     page.set_viewport_size(DESKTOP)
     sweep.goto(page_path, wait_until="load")
-    sweep.wait_for_math()
     context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
                "screenshot_dir": screenshot_dir, "sample": sample}  # fmt: skip
     found = desktop_checks(sweep, html, page_path, context)

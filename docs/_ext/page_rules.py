@@ -2,20 +2,23 @@
 
 - **Break points in inline code**: a ``<wbr>`` at each :data:`CODE_BREAK` of inline code and the
   next and previous links' titles (a 390 px phone broke ``average_attn_weights`` only at its end).
-- **Phone figures**: a gallery figure with a phone version (``<name>_phone.png``, drawn by
-  ``gallery_figures``) is a ``<picture>`` serving it to screens of at most 540 px.
+- **Phone figures**: a gallery figure is sized (no shift as it loads) and, with a phone version
+  (``<name>_phone.png``, drawn by ``gallery_figures``), a ``<picture>`` serving it to <= 540 px.
 - **Math**: a word subscript is upright, ``d_{\\text{model}}`` (TeX sets ``d_{model}`` as a
-  product of italic letters); ``\\(\\sqrt{d_k}\\)`` in a heading is ``√d_k`` in the tab title."""
+  product of italic letters); ``\\sqrt{d_k}`` in a heading is ``√d_k`` in the tab title.
+- **An API page's description** (``<meta name="description">``): its docstring's summary."""
 
 from __future__ import annotations
 
 import html
 import re
 import shutil
+import struct
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup, NavigableString
 from docutils import nodes
+from sphinx import addnodes
 from site_figures import PHONE, RETINA
 from sphinx_gallery.directives import depart_imgsg_html, imgsgnode, visit_imgsg_html
 
@@ -47,7 +50,7 @@ def with_breaks(app, pagename, templatename, context, doctree) -> None:
     """The next and previous links' titles with a ``<wbr>`` at each break point."""
     for link in filter(lambda n: n and n.get("title"), (context.get("prev"), context.get("next"))):
         tree = BeautifulSoup(link["title"], "html.parser")
-        for text in list(tree.find_all(string=True)):
+        for text in [t for t in tree.find_all(string=True) if not t.find_parent(class_="math")]:
             *pieces, last = CODE_BREAK.split(str(text))
             for piece in pieces:
                 text.insert_before(NavigableString(piece), tree.new_tag("wbr"))
@@ -72,6 +75,9 @@ def picture(self, node: nodes.Element, start: int, add_2x: bool) -> None:
     if found is None or not img.startswith("<img "):
         return
     name, folder = found["name"], f"{self.builder.imgpath}/"
+    if " height=" not in img and (drawn := _copy(self.builder, f"{name}.png")):  # no shift
+        width, height = struct.unpack(">II", drawn.read_bytes()[16:24])  # a PNG's IHDR
+        img = f'<img width="{width}" height="{height}" {img.removeprefix("<img ")}'
     if add_2x and " srcset=" not in img and _copy(self.builder, f"{name}{RETINA}.png"):
         srcset = f"{folder}{name}.png, {folder}{name}{RETINA}.png 2x"
         img = f'<img srcset="{html.escape(srcset)}" {img.removeprefix("<img ")}'
@@ -83,16 +89,15 @@ def picture(self, node: nodes.Element, start: int, add_2x: bool) -> None:
     self.body[start] = img
 
 
-def _copy(builder, name: str) -> bool:
-    """Copy the gallery image ``name`` to the site's images (when newer); whether it exists."""
-    found = Path(builder.srcdir).glob(f"auto_examples/*/images/{name}")
-    if (source := next(found, None)) is None:
-        return False
+def _copy(builder, name: str) -> Path | None:
+    """Copy the gallery image ``name`` to the site's images (when newer); its source, if any."""
+    if (source := next(Path(builder.srcdir).glob(f"auto_examples/*/images/{name}"), None)) is None:
+        return None
     target = Path(builder.outdir, builder.imagedir, name)
     if not target.is_file() or target.stat().st_mtime < source.stat().st_mtime:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-    return True
+    return source
 
 
 def add_translator(app) -> None:
@@ -108,7 +113,6 @@ WORD_SUBSCRIPT = re.compile(r"_\{([A-Za-z]{3,})\}")
 TEX_TEXT = [(re.compile(pattern), text) for pattern, text in (
     (r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"\\text\{([^{}]*)\}", r"\1"), (r"\\cdot", "·"),
     (r"\\top", "ᵀ"), (r"\\times", "×"), (r"[{}]|\\,|\\!", ""))]  # fmt: skip
-INLINE_MATH = re.compile(r"^\\\((.*)\\\)$", re.DOTALL)
 
 
 def upright_word_subscripts(app, doctree, docname: str) -> None:
@@ -122,13 +126,21 @@ def upright_word_subscripts(app, doctree, docname: str) -> None:
 def plain_text_title(app, pagename, templatename, context, doctree) -> None:
     """The tab title's math as Unicode text: ``\\sqrt{d_k}`` -> ``√d_k``."""
     title = BeautifulSoup(context.get("title") or "", "html.parser")
-    for span in title.find_all("span", class_="math"):
-        if tex := INLINE_MATH.match(span.get_text()):
-            text = tex[1]
+    for span in title.find_all("span", class_="math"):  # KaTeX's HTML, its TeX annotated
+        if tex := span.find("annotation", encoding="application/x-tex"):
+            text = tex.get_text()
             for pattern, replacement in TEX_TEXT:
                 text = pattern.sub(replacement, text)
             span.replace_with(NavigableString(text.strip()))
             context["title"] = str(title)
+
+
+def api_description(app, pagename, templatename, context, doctree) -> None:
+    """An API page's description, its docstring's summary (sphinxext-opengraph skips ``desc``)."""
+    content = next(doctree.findall(addnodes.desc_content), None) if doctree else None
+    if content is not None and (summary := next(content.findall(nodes.paragraph), None)):
+        text = html.escape(" ".join(summary.astext().split()))
+        context["metatags"] += f'\n<meta name="description" content="{text}" />'
 
 
 def setup(app):
@@ -136,4 +148,5 @@ def setup(app):
     app.connect("doctree-resolved", upright_word_subscripts)
     app.connect("html-page-context", with_breaks)
     app.connect("html-page-context", plain_text_title)
+    app.connect("html-page-context", api_description, priority=400)  # before the parser's
     return {"parallel_read_safe": True, "parallel_write_safe": True}

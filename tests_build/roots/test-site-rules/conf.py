@@ -1,4 +1,5 @@
-extensions = ["sphinx_design", "languages", "page_rules"]
+extensions = ["sphinx_design", "sphinxcontrib.katex", "languages", "page_rules"]
+katex_prerender = True  # the site's math: KaTeX's HTML, its TeX annotated
 html_theme, html_search_language = "pydata_sphinx_theme", "en"
 gettext_auto_build = False  # the site's interface catalog, sphinx.po (locale_dirs: the test's)
 
