@@ -84,5 +84,6 @@ def serve(directory: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
 if __name__ == "__main__":
     site, port = Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 8000
     server = serve(site, port)
-    print(f"serving {site} gzipped at http://127.0.0.1:{server.server_address[1]}/", flush=True)
+    sys.stdout.write(f"serving {site} gzipped at http://127.0.0.1:{server.server_address[1]}/\n")
+    sys.stdout.flush()
     threading.Event().wait()

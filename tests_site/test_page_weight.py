@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import Watch, detect_layout, new_context
 from fontTools.ttLib import TTFont
-from pagechecks import gallery_figure_page, sample_pages
+from pagechecks import sample_pages
 from sitescan import html_pages
 from static_host import serve
 
@@ -84,7 +84,7 @@ def first_visit(browser, base_url: str, path: str) -> list[tuple[int, str]]:
     try:
         watch = Watch(ctx.new_page(), base_url)
         finished = []
-        watch.page.on("requestfinished", finished.append)
+        watch.page.on("requestfinished", lambda request: finished.append(request))
         watch.goto(path)
         assert not watch.problems, "\n".join(watch.problems)
         sizes = [(r.sizes(), r.url) for r in finished if not r.url.startswith("data:")]

@@ -5,8 +5,7 @@
 - **Phone figures**: a gallery figure is sized (no shift as it loads) and, with a phone version
   (``<name>_phone.png``, drawn by ``gallery_figures``), a ``<picture>`` serving it to <= 540 px.
 - **Math**: a word subscript is upright, ``d_{\\text{model}}`` (TeX sets ``d_{model}`` as a
-  product of italic letters); ``\\sqrt{d_k}`` in a heading is ``√d_k`` in the tab title.
-- **An API page's description** (``<meta name="description">``): its docstring's summary."""
+  product of italic letters); ``\\sqrt{d_k}`` in a heading is ``√d_k`` in the tab title."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup, NavigableString
 from docutils import nodes
-from sphinx import addnodes
 from site_figures import PHONE, RETINA
 from sphinx_gallery.directives import depart_imgsg_html, imgsgnode, visit_imgsg_html
 
@@ -54,8 +52,7 @@ def with_breaks(app, pagename, templatename, context, doctree) -> None:
             *pieces, last = CODE_BREAK.split(str(text))
             for piece in pieces:
                 text.insert_before(NavigableString(piece), tree.new_tag("wbr"))
-            if pieces:
-                text.replace_with(NavigableString(last))
+            text.replace_with(NavigableString(last))  # the same text where it has no break
         link["title"] = str(tree)
 
 
@@ -135,18 +132,9 @@ def plain_text_title(app, pagename, templatename, context, doctree) -> None:
             context["title"] = str(title)
 
 
-def api_description(app, pagename, templatename, context, doctree) -> None:
-    """An API page's description, its docstring's summary (sphinxext-opengraph skips ``desc``)."""
-    content = next(doctree.findall(addnodes.desc_content), None) if doctree else None
-    if content is not None and (summary := next(content.findall(nodes.paragraph), None)):
-        text = html.escape(" ".join(summary.astext().split()))
-        context["metatags"] += f'\n<meta name="description" content="{text}" />'
-
-
 def setup(app):
     app.connect("builder-inited", add_translator, priority=900)  # after the theme's (500)
     app.connect("doctree-resolved", upright_word_subscripts)
     app.connect("html-page-context", with_breaks)
     app.connect("html-page-context", plain_text_title)
-    app.connect("html-page-context", api_description, priority=400)  # before the parser's
     return {"parallel_read_safe": True, "parallel_write_safe": True}

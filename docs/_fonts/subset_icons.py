@@ -1,14 +1,11 @@
 """Cut the theme's icon fonts to the icons the site can show: ``nox -s fonts``.
 
-pydata-sphinx-theme draws its icons with two of Font Awesome's web fonts (SIL Open Font
-License 1.1), fa-solid-900.woff2 and fa-brands-400.woff2: 220 KiB that every page loaded for
-about twenty icons. This script keeps the glyphs of the icons that the theme's templates and
-docs/conf.py name (``fa-sun``, ``fa-bars``, ``fa-github``, ...) and of those the theme's
-stylesheet draws through its own properties (``--pst-icon-*``: admonitions, breadcrumbs), and
-writes both fonts to docs/_static/vendor/fontawesome/webfonts/, which the build copies over the
-theme's files of the same names. Run it when the theme changes: the browser checks fail on a
-page showing an icon that the cut fonts lack (tests_site/test_page_weight.py).
-"""
+pydata-sphinx-theme draws its icons with Font Awesome's fa-solid-900.woff2 and fa-brands-400.woff2
+(SIL Open Font License 1.1): 220 KiB on every page for about twenty icons. This keeps the icons
+the theme's templates and docs/conf.py name (``fa-sun``, ``fa-github``, ...) and those the theme's
+stylesheet draws (``--pst-icon-*``: admonitions, breadcrumbs), and writes both fonts to
+docs/_static/vendor/fontawesome/webfonts/, which the build copies over the theme's. Run it when
+the theme changes: the browser checks fail on a page with an icon the fonts lack."""
 
 from __future__ import annotations
 
@@ -52,8 +49,7 @@ def main() -> None:
         subsetter.populate(unicodes=sorted(code_points))
         subsetter.subset(font)
         font.save(str(target / name))
-        kept = len(font.getBestCmap())
-        print(f"{name}: {kept} icons, {(target / name).stat().st_size:,} bytes")
+        print(f"{name}: {len(font.getBestCmap())} icons, {(target / name).stat().st_size:,} bytes")
 
 
 if __name__ == "__main__":
