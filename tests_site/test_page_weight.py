@@ -29,15 +29,17 @@ sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
 KIB = 1024
-# KiB a first visit may transfer, by kind of page: measured with a margin (the text pages' is
-# the site's goal; the others sit 15-25 % above what the kind's heaviest page weighed)
+# KiB a first visit may transfer, by kind of page. A text page's is the site's goal; the others'
+# sit 20-25 % above the heaviest page of the kind as built (API pages: mha.merge_heads, 401 KiB;
+# gallery examples: plot_01_why_scale, 362; gallery indexes: 07_after_the_lesson, 280; search
+# 217; home 156), where a text page weighed 345 at most (tutorial/01_one_head_to_many).
 BUDGET = {
     "text": 500,
-    "home": 350,
-    "gallery example": 350,
+    "home": 200,
+    "gallery example": 450,
     "gallery index": 350,
-    "API page": 350,
-    "search": 350,
+    "API page": 500,
+    "search": 270,
 }
 # Lighthouse's phone (its mobile default: a Moto G Power)
 PHONE = {"viewport": {"width": 412, "height": 823}, "device_scale_factor": 1.75,
@@ -108,11 +110,12 @@ def test_page_weight(browser, base_url, weighed: tuple[str, str]) -> None:
 def test_the_weight_is_what_a_gzip_host_sends(browser, tmp_path) -> None:
     """A page with a 600 KiB script: counted whole when the script does not compress (random
     hex digits: about half), almost nothing when it does (one line repeated)."""
-    random_text = os.urandom(300 * KIB).hex()
+    random_text = f'const digits = "{os.urandom(300 * KIB).hex()}";\n'
     repeated = "console.log('the same line');\n" * (600 * KIB // 30)
     for name, script in (("random.js", random_text), ("repeated.js", repeated)):
         (tmp_path / name).write_text(script)
-        (tmp_path / f"{name}.html").write_text(f'<!DOCTYPE html><script src="{name}"></script>')
+        page = f'<!DOCTYPE html><link rel="icon" href="data:,"><script src="{name}"></script>'
+        (tmp_path / f"{name}.html").write_text(page)
     server = serve(tmp_path)
     try:
         base_url = f"http://127.0.0.1:{server.server_address[1]}/"

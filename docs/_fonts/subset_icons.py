@@ -2,10 +2,10 @@
 
 pydata-sphinx-theme draws its icons with Font Awesome's fa-solid-900.woff2 and fa-brands-400.woff2
 (SIL Open Font License 1.1): 220 KiB on every page for about twenty icons. This keeps the icons
-the theme's templates and docs/conf.py name (``fa-sun``, ``fa-github``, ...) and those the theme's
-stylesheet draws (``--pst-icon-*``: admonitions, breadcrumbs), and writes both fonts to
-docs/_static/vendor/fontawesome/webfonts/, which the build copies over the theme's. Run it when
-the theme changes: the browser checks fail on a page with an icon the fonts lack."""
+that the theme's templates and code and docs/conf.py name (``fa-sun``, ``fa-github``, ...) and
+those the theme's stylesheet draws (``--pst-icon-*``: admonitions, breadcrumbs), and writes both
+fonts to docs/_static/vendor/fontawesome/webfonts/, which the build copies over the theme's. Run
+it when the theme changes: the browser checks fail on a page with an icon the fonts lack."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def icon_code_points(css: str, names: set[str]) -> set[int]:
 
 def main() -> None:
     css = (THEME / "static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
-    sources = [*THEME.rglob("*.html"), DOCS / "conf.py"]
+    sources = [*THEME.rglob("*.html"), *THEME.parents[1].glob("*.py"), DOCS / "conf.py"]
     names = {name for path in sources for name in ICON_CLASS.findall(path.read_text("utf-8"))}
     code_points = icon_code_points(css, names)
     target = DOCS / "_static" / WEBFONTS.relative_to("static")
