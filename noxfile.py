@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import runpy
 import shutil
@@ -311,8 +312,12 @@ def fonts(session: nox.Session) -> None:
     on one the font lacks). Needs Debian's fonts-noto-cjk
     (``apt-get install fonts-noto-cjk``) or ``-- --source NotoSansCJK-Regular.ttc``; writes
     docs/_fonts/NotoSansCJKsc-Regular-subset.otf (SIL Open Font License, docs/_fonts/OFL.txt).
+    First it cuts the theme's icon fonts to the icons the site can show (docs/_fonts/
+    subset_icons.py, into docs/_static/vendor/fontawesome/webfonts): run it when the theme
+    changes.
     """
-    session.install(NO_COMPILE, "fonttools", "babel")
+    session.install(NO_COMPILE, "fonttools", "brotli", "babel", "pydata-sphinx-theme")
+    session.run("python", "docs/_fonts/subset_icons.py")
     session.run("python", "docs/_fonts/subset_font.py", *session.posargs)
 
 
@@ -349,8 +354,8 @@ def chromium() -> str:
     return shutil.which("chromium") or ""
 
 
-# the site checks' tools: Debian's Chromium driven (no browser download), axe-core, and torch,
-# which computes what the head explorer must show
+# the site checks' tools: Debian's Chromium driven (no browser download), axe-core, torch (it
+# computes what the head explorer must show) and fontTools
 BROWSER_TOOLS = (
     "pytest",
     "pytest-xdist",
@@ -416,6 +421,84 @@ def faults(session: nox.Session) -> None:
         *("python", "tests_site/faults.py", f"--site={site}", f"--build-python={build_python}"),
         *(f"--chromium={chromium()}", f"--jobs={cores()}", *session.posargs),
     )
+
+
+# Lighthouse 12.2.3 runs on Debian's Node 20 (13.x wants Node 22); from npm, into the session's
+# folder. One page of each kind, as ``nox -s lighthouse`` measures them: (name, address).
+LIGHTHOUSE = "lighthouse@12.2.3"
+LIGHTHOUSE_PAGES = (
+    ("home", "en/index.html"),
+    ("tutorial 2 (en)", "en/tutorial/02_walkthrough.html"),
+    ("tutorial 2 (zh_CN)", "zh_CN/tutorial/02_walkthrough.html"),
+    ("what heads learn", "en/explanation/what-heads-learn.html"),
+    ("common errors", "en/howto/common-errors.html"),
+    ("gallery: 8 -> 4 heads", "en/auto_examples/03_exercise/plot_01_eight_to_four_heads.html"),
+    ("API: split_heads", "en/reference/generated/mha.split_heads.html"),
+)
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+
+
+@nox.session(python="3.11", reuse_venv=True)
+def lighthouse(session: nox.Session) -> None:
+    """Lighthouse (mobile, simulated slow 4G) on one page of each kind of the built site.
+
+    Run ``nox -s docs`` first. The site is served gzipped as a static host serves it
+    (tests_site/static_host.py); Lighthouse drives Debian's Chromium (CHROME_PATH), which
+    reaches no other host. Prints each page's performance score, LCP, CLS, bytes transferred
+    and the other three categories' scores. Minutes on 2 cores, so not part of CI: the
+    browser step checks each kind of page's bytes against its budget instead. Arguments after
+    ``--`` choose pages by a part of their address (``-- zh_CN``, ``-- 02_walk``). A score
+    moves by up to 15 points between runs on a busy machine: run a page near 90 again.
+    """
+    node_tools = Path(session.virtualenv.location) / "node"
+    if not (node_tools / "node_modules" / "lighthouse").is_dir():
+        session.run(
+            *("npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix"),
+            *(str(node_tools), LIGHTHOUSE),
+            external=True,
+        )
+    if installing_only(session):
+        return
+    site = Path(os.environ.get("MHA_SITE", BUILD / "html")).resolve()
+    if not (site / "en" / "index.html").is_file():
+        session.error(f"no built site at {site}: run nox -s docs first")
+    if not chromium():
+        session.error("no chromium on the PATH: install Debian's, apt-get install -y chromium")
+    pages = [p for p in LIGHTHOUSE_PAGES if not session.posargs or
+             any(part in p[1] for part in session.posargs)]  # fmt: skip
+    serve = runpy.run_path(str(ROOT / "tests_site" / "static_host.py"))["serve"]
+    server = serve(site)
+    flags = "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run "
+    flags += "--host-resolver-rules='MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'"
+    reports = Path(tempfile.mkdtemp(prefix="mha-lighthouse-"))
+    rows = []
+    try:
+        for name, address in pages:
+            report = reports / (address.replace("/", "_") + ".json")
+            session.run(
+                str(node_tools / "node_modules" / ".bin" / "lighthouse"),
+                f"http://127.0.0.1:{server.server_address[1]}/{address}",
+                *("--quiet", "--output=json", f"--output-path={report}"),
+                *("--form-factor=mobile", f"--chrome-flags={flags}"),
+                f"--only-categories={','.join(CATEGORIES)}",
+                env={"CHROME_PATH": chromium()},
+                external=True,
+            )
+            rows.append((name, json.loads(report.read_text(encoding="utf-8"))))
+    finally:
+        server.shutdown()
+        server.server_close()
+    head = f"{'page':24} {'perf':>4} {'LCP':>6} {'CLS':>6} {'KiB':>6}  a11y  b.p.   SEO"
+    print(head, "-" * len(head), sep="\n")
+    for name, result in rows:
+        score = {c: round(100 * (result["categories"][c]["score"] or 0)) for c in CATEGORIES}
+        audit = {k: v.get("numericValue", 0) for k, v in result["audits"].items()}
+        print(
+            f"{name:24} {score['performance']:4d} {audit['largest-contentful-paint'] / 1000:5.1f}s"
+            f" {audit['cumulative-layout-shift']:6.3f} {audit['total-byte-weight'] / 1024:6.0f}"
+            f"  {score['accessibility']:4d}  {score['best-practices']:4d}  {score['seo']:4d}"
+        )
+    session.log(f"the reports: {reports}")
 
 
 DOWNLOADS_ENV = ROOT / ".nox" / "downloads"

@@ -2,8 +2,8 @@
 
 Configuration only: what the build does beyond Sphinx (Chinese interface lines and figures,
 phone layouts, notebooks for download, ...) is in the site's own extensions, ``_ext/``, one
-module per task, each saying what it does and why. The site works offline: MathJax, fonts,
-icons and intersphinx inventories are all local; no page loads anything from another host.
+module per task, each saying what it does and why. The site works offline: KaTeX's styles,
+fonts, icons and intersphinx inventories are all local; no page loads anything from another host.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 from importlib.metadata import metadata
-from importlib.util import find_spec
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -46,6 +45,8 @@ extensions = [
     "sphinx_gallery.gen_gallery",  # gallery/ -> auto_examples/, executed
     "sphinx_copybutton",
     "sphinx_design",  # cards on the index page
+    "sphinxcontrib.katex",  # math typeset when the site is built: no script in the reader's browser
+    "sphinxext.opengraph",  # each page's description (search engines, link previews)
     # the site's own, in _ext/
     "languages",  # the Chinese edition's interface lines, search and notebooks folder
     "gallery_figures",  # the Chinese font; each figure checked for glyphs and laid out for phones
@@ -76,10 +77,7 @@ nitpicky = True  # every cross-reference must resolve
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"mha {release}"
-# MathJax 3 from sphinx-mathjax-offline's copy (its static/mathjax), served from _static/mathjax
-MATHJAX = Path(find_spec("sphinx-mathjax-offline").origin).parent / "static"
-html_static_path = ["_static", str(MATHJAX)]
-mathjax_path = "mathjax/tex-chtml.js"
+html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_js_files = ["a11y.js"]  # names for the navigation toggles (accessibility)
 html_favicon = "_static/favicon.svg"
@@ -167,6 +165,29 @@ autodoc_inherit_docstrings = False  # nn.Module's docstrings are not ours
 numpydoc_show_class_members = False  # the class template lists members instead
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
+
+# -- Math: KaTeX, run by node when the site is built ----------------------------------------------
+# Each formula is written into the page as KaTeX's HTML (what the reader sees, in KaTeX's fonts)
+# and its MathML (what a screen reader reads). The page loads KaTeX's stylesheet and the fonts its
+# formulas use, from _static/katex-<version>: KaTeX's dist/katex.min.css and fonts (MIT), only
+# their woff2 files, of the version sphinxcontrib-katex runs (another version's folder is
+# missing, and every page's request for it fails the browser checks).
+from sphinxcontrib.katex import KaTeXServer, katex_version
+
+katex_prerender = True
+# sphinxcontrib-katex 0.9.11 on Linux connects to its node server once, as soon as the server's
+# socket file exists, which can be before the server listens (a build failed so, "Connection
+# refused"): its other way, a port on 127.0.0.1 that it tries until the server answers, instead.
+KaTeXServer.start_server_process = KaTeXServer.start_network_socket
+katex_css_path = f"katex-{katex_version}/katex.min.css"
+
+# -- Each page's description: sphinxext-opengraph -------------------------------------------------
+# <meta name="description"> from the page's first paragraph, in its language (the translated
+# text), or a page's ``description`` in its front matter; og:* lines for link previews, without
+# drawing a social card image per page.
+ogp_site_url = mha_documentation_url
+ogp_enable_meta_description = True
+ogp_social_cards = {"enable": False}
 
 # -- Executed Markdown notebooks: myst-nb ---------------------------------------------------------
 

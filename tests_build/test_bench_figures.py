@@ -92,7 +92,8 @@ def test_pictures_alt_texts_and_tables_in_english_and_chinese(app, make_app) -> 
     assert (
         '<p><picture><source media="(max-width: 540px)" srcset="_static/bench/speed_phone.png 1x, '
         '_static/bench/speed_phone@2x.png 2x"><img src="_static/bench/speed.png" srcset="'
-        '_static/bench/speed.png 1x, _static/bench/speed@2x.png 2x" width="700" alt="Three stacked'
+        '_static/bench/speed.png 1x, _static/bench/speed@2x.png 2x" loading="lazy" width="700" '
+        'height="870" alt="Three stacked'
     ) in html
     assert html.count("<table") == 3 and "fused path (MiB)" in html and "cache grown by" in html
     (catalogs := src / "locale/zh_CN/LC_MESSAGES").mkdir(parents=True)  # the page's Chinese

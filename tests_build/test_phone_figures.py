@@ -102,3 +102,18 @@ def test_figures_that_already_fit_or_are_free_drawings_are_left_alone() -> None:
     drawing.add_axes((0, 0, 1, 1)).text(0.5, 0.5, "a diagram in inches")
     assert not site_figures.relayout_for_phone(drawing)
     assert tuple(drawing.get_size_inches()) == (7, 5)
+
+
+def test_copies_in_256_colours_only_where_no_pixel_moves(tmp_path) -> None:
+    from gallery_figures import fewer_colours
+    from PIL import Image
+
+    fig = plt.figure(figsize=(4, 3))
+    fig.add_subplot().plot([0, 1, 4], [0, 2, 1])  # antialiased: a few hundred shades
+    fig.savefig(drawn := tmp_path / "drawn.png")
+    noise = np.random.default_rng(0).integers(0, 256, (64, 64, 4), dtype=np.uint8)  # alpha too
+    Image.fromarray(noise).save(noisy := tmp_path / "noisy.png")
+    for path in (drawn, noisy):
+        fewer_colours(path)
+    with Image.open(drawn) as fewer, Image.open(noisy) as kept:
+        assert (fewer.mode, kept.mode) == ("P", "RGBA")

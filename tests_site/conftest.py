@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import http.server
 import os
 import shutil
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from pagechecks import NARROW_DESKTOP, WAIT_FOR_MATH_JS, axe_script
+from pagechecks import NARROW_DESKTOP, axe_script
 from sitescan import html_pages
+from static_host import serve
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SITE = ROOT / "docs" / "_build" / "html"
@@ -153,25 +152,11 @@ def screenshot_dir(pytestconfig: pytest.Config) -> Path:
     return path
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the site as a static host does (GitHub Pages sends ``max-age=600``): a page's
-    scripts, styles and fonts come from the browser's cache on the next page, not again."""
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "max-age=600")
-        super().end_headers()
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def base_url(site_dir: Path) -> str:
-    """Serve the site on 127.0.0.1 (a free port); return ``http://127.0.0.1:PORT/``."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    """Serve the site on 127.0.0.1 (a free port) as a static host does, text gzipped and
+    ``max-age=600`` (static_host.py); return ``http://127.0.0.1:PORT/``."""
+    server = serve(site_dir)
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
@@ -323,10 +308,6 @@ class Watch:
             self.page.wait_for_timeout(25)
             waited += 25
             quiet = quiet + 25 if not self.in_flight else 0
-
-    def wait_for_math(self) -> None:
-        """Wait until MathJax (if the page loads it) has typeset the page."""
-        self.page.evaluate(WAIT_FOR_MATH_JS)
 
 
 @pytest.fixture(scope="session")

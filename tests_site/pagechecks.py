@@ -19,12 +19,12 @@ PHONE = {"width": 390, "height": 844}
 # ---------------------------------------------------------------------------------------------
 # Math
 
-# Text the reader should never see: TeX that MathJax did not typeset.
+# Text the reader should never see: TeX that was not typeset.
 RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*(?:\\[a-zA-Z]+|[_^{])[^$\n]*\$")
 # Visible text of a page, without code, scripts and typeset math.
 VISIBLE_TEXT_JS = """() => {
   const root = document.querySelector('main') || document.body;
-  const skip = 'pre, code, script, style, mjx-container, .highlight, textarea';
+  const skip = 'pre, code, script, style, .katex, .highlight, textarea';
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const parts = [];
   while (walker.nextNode()) {
@@ -33,24 +33,32 @@ VISIBLE_TEXT_JS = """() => {
   }
   return parts.join('');
 }"""
-WAIT_FOR_MATH_JS = "() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null"
 
 
-# the math elements, those MathJax typeset and the visible text, in one call
+# the math elements; those typeset when the site was built, as the reader sees them (KaTeX's
+# HTML, hidden from screen readers) and as a screen reader reads them (MathML, its TeX
+# annotated); KaTeX's errors; the visible text: in one call
 MATH_JS = (
-    """() => [document.querySelectorAll('.math').length,
-  document.querySelectorAll('mjx-container').length, ("""
+    """() => {
+  const math = [...document.querySelectorAll('.math')];
+  const typeset = math.filter((m) => m.querySelector('.katex-html[aria-hidden="true"]')
+    && m.querySelector('.katex-mathml math annotation[encoding="application/x-tex"]'));
+  const errors = [...document.querySelectorAll('.katex-error')].map((e) => e.title);
+  return [math.length, typeset.length, errors, ("""
     + VISIBLE_TEXT_JS
-    + """)()]"""
+    + """)()];
+}"""
 )
 
 
 def math_problems(page) -> list[str]:
-    """Math that MathJax did not typeset, or TeX left in the visible text."""
+    """Math not typeset (as HTML for the eye and MathML for a screen reader), KaTeX's
+    errors, or TeX left in the visible text."""
     problems = []
-    math, rendered, text = page.evaluate(MATH_JS)
-    if rendered < math:
-        problems.append(f"{math} math elements but {rendered} typeset by MathJax")
+    math, typeset, errors, text = page.evaluate(MATH_JS)
+    if typeset < math:
+        problems.append(f"{math} math elements but {typeset} typeset as HTML and MathML")
+    problems += [f"KaTeX could not typeset: {error}" for error in errors]
     raw = RAW_TEX.findall(text)
     if raw:
         problems.append(f"raw TeX in the text: {raw[:5]}")

@@ -77,7 +77,6 @@ def test_full_rules_in_use(themed, layout, kind: str, language: str) -> None:
     prefix = f"{language}/" if layout.multilingual else ""
     watch = themed("light")
     watch.goto(prefix + rel, wait_until="load")
-    watch.wait_for_math()
     action(watch.page)
     watch.settle()
     problems = list(watch.problems)

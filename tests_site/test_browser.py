@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from pagechecks import gallery_figure_page
+from pagechecks import PHONE, SEARCH_DONE_JS, gallery_figure_page
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -40,6 +40,28 @@ def test_search_finds_api_page(shared, layout) -> None:
 def test_search_finds_gallery_page(shared, layout) -> None:
     links = _search(shared, layout.main_prefix, "contiguous")
     assert any("/auto_examples/" in link for link in links), links
+
+
+@pytest.mark.parametrize(("language", "query"), [("en", "split_heads"), ("zh_CN", "多头注意力")])
+def test_search_from_a_page_without_the_index(themed, layout, language: str, query: str) -> None:
+    """A lesson page loads no search index (search.html does): the reader's search from its
+    field opens search.html, which finds the query, in both languages."""
+    if language not in layout.languages:
+        pytest.skip(f"this build has no {language} folder")
+    watch = themed(None, PHONE)
+    watch.goto(f"{language}/tutorial/02_walkthrough.html")
+    scripts = watch.page.evaluate("() => [...document.scripts].map((s) => s.src)")
+    assert not [s for s in scripts if re.search(r"searchindex|searchtools|language_data", s)]
+    watch.page.locator("button.search-button__button").locator("visible=true").first.click()
+    field = watch.page.locator("#pst-search-dialog input[name=q]")
+    field.fill(query)
+    with watch.page.expect_navigation():
+        field.press("Enter")
+    watch.page.wait_for_function(SEARCH_DONE_JS)
+    assert watch.page.url.split("?")[0].endswith(f"/{language}/search.html")
+    assert watch.page.locator("#search-results ul.search li").count() >= 3
+    watch.settle()
+    assert not watch.problems, "\n".join(watch.problems)
 
 
 class _DownloadLinks(HTMLParser):

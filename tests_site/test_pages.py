@@ -258,7 +258,6 @@ def test_page(
     page = sweep.page
     _leave(page)  # in case the last test stopped at a phone's size
     sweep.goto(page_path, wait_until="load")
-    sweep.wait_for_math()
     context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
                "screenshot_dir": screenshot_dir, "sample": sample}  # fmt: skip
     found = desktop_checks(sweep, html, page_path, context)

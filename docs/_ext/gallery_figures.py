@@ -1,8 +1,8 @@
-"""The gallery's figures: sphinx-gallery's matplotlib scraper, then each figure checked for
-glyphs its font lacks and laid out again for a phone (``<name>_phone.png``, also at 2x), which
-``page_rules`` serves to phones. Importing this module registers the shipped Chinese font with
-matplotlib: sphinx-gallery's worker processes import it to unpickle the scraper, before they run
-any example, and the Sphinx process when it loads the extension."""
+"""The gallery's figures: sphinx-gallery's matplotlib scraper, then each figure checked for glyphs
+its font lacks, laid out again for a phone (``<name>_phone.png``, also at 2x; ``page_rules`` serves
+it to phones) and, but its first copy (the thumbnail's), saved in 256 colours. Importing this module
+registers the shipped Chinese font with matplotlib: sphinx-gallery's worker processes import it to
+unpickle the scraper, before they run any example, and the Sphinx process when it loads it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import matplotlib
 from matplotlib.text import Text
+from PIL import Image, ImageChops
 from site_figures import PHONE, RETINA, lacking_glyphs, register_font, relayout_for_phone, variant
 
 register_font()
@@ -38,16 +39,26 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
                 f"expected every character of {path.name} in its fonts, got none for {lacking}: "
                 "run `nox -s fonts` to cut the Chinese font again with them"
             )
-        dpi = matplotlib.rcParams["savefig.dpi"]
-        dpi = fig.dpi if dpi == "figure" else dpi
+        dpi = fig.dpi if (dpi := matplotlib.rcParams["savefig.dpi"]) == "figure" else dpi
         phone = [(variant(path, PHONE), dpi), (variant(variant(path, RETINA), PHONE), 2 * dpi)]
         relaid = relayout_for_phone(fig)
         for target, resolution in phone:
             if relaid:
                 fig.savefig(target, dpi=resolution, facecolor=fig.get_facecolor())
+                fewer_colours(target)
             else:
                 target.unlink(missing_ok=True)
+        fewer_colours(variant(path, RETINA))  # sphinx-gallery's 2x (image_srcset)
     return rst
+
+
+def fewer_colours(path: Path) -> None:
+    """``path`` in 256 colours if no pixel moves by more than 3 in 255: a third of the bytes."""
+    with Image.open(path) as drawn:  # its transparency too: a moved alpha keeps the file
+        few = drawn.convert("RGB").quantize(256, Image.MAXCOVERAGE, dither=Image.NONE)
+        moved = ImageChops.difference(drawn.convert("RGBA"), few.convert("RGBA")).getextrema()
+    if max(high for _, high in moved) <= 3:
+        few.save(path, optimize=True)
 
 
 def setup(app):

@@ -149,11 +149,12 @@ def bench_figure(app, node: json_output, messages: Messages) -> list[nodes.Node]
         raise DataError(f"expected the figure {node['folder']}/{missing[0]}, got no such file")
     url = relative_uri(app.builder.get_target_uri(node["docname"]), node["folder"])
     files = {key: f"{url}/{name}" for key, name in names.items()}
-    width = struct.unpack(">I", (folder / names["1x"]).read_bytes()[16:20])[0]  # the PNG's
+    width, height = struct.unpack(">II", (folder / names["1x"]).read_bytes()[16:24])  # the PNG's
     written = [nodes.raw("", (
         f'<p><picture><source media="{PHONE_MEDIA}" srcset="{files["phone"]} 1x, '
         f'{files["phone2x"]} 2x"><img src="{files["1x"]}" srcset="{files["1x"]} 1x, '
-        f'{files["2x"]} 2x" width="{width}" alt="{html.escape(messages["alt"])}"></picture></p>'
+        f'{files["2x"]} 2x" loading="lazy" width="{width}" height="{height}" '
+        f'alt="{html.escape(messages["alt"])}"></picture></p>'
     ), format="html")]  # fmt: skip
     if kind in FIGURE_TABLES:
         written.append(FIGURE_TABLES[kind](read_json(app, node, BENCH_WRITER), messages))

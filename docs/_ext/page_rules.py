@@ -2,16 +2,17 @@
 
 - **Break points in inline code**: a ``<wbr>`` at each :data:`CODE_BREAK` of inline code and the
   next and previous links' titles (a 390 px phone broke ``average_attn_weights`` only at its end).
-- **Phone figures**: a gallery figure with a phone version (``<name>_phone.png``, drawn by
-  ``gallery_figures``) is a ``<picture>`` serving it to screens of at most 540 px.
+- **Phone figures**: a gallery figure is sized (no shift as it loads) and, with a phone version
+  (``<name>_phone.png``, drawn by ``gallery_figures``), a ``<picture>`` serving it to <= 540 px.
 - **Math**: a word subscript is upright, ``d_{\\text{model}}`` (TeX sets ``d_{model}`` as a
-  product of italic letters); ``\\(\\sqrt{d_k}\\)`` in a heading is ``√d_k`` in the tab title."""
+  product of italic letters); ``\\sqrt{d_k}`` in a heading is ``√d_k`` in the tab title."""
 
 from __future__ import annotations
 
 import html
 import re
 import shutil
+import struct
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup, NavigableString
@@ -47,12 +48,11 @@ def with_breaks(app, pagename, templatename, context, doctree) -> None:
     """The next and previous links' titles with a ``<wbr>`` at each break point."""
     for link in filter(lambda n: n and n.get("title"), (context.get("prev"), context.get("next"))):
         tree = BeautifulSoup(link["title"], "html.parser")
-        for text in list(tree.find_all(string=True)):
+        for text in [t for t in tree.find_all(string=True) if not t.find_parent(class_="math")]:
             *pieces, last = CODE_BREAK.split(str(text))
             for piece in pieces:
                 text.insert_before(NavigableString(piece), tree.new_tag("wbr"))
-            if pieces:
-                text.replace_with(NavigableString(last))
+            text.replace_with(NavigableString(last))  # the same text where it has no break
         link["title"] = str(tree)
 
 
@@ -72,6 +72,9 @@ def picture(self, node: nodes.Element, start: int, add_2x: bool) -> None:
     if found is None or not img.startswith("<img "):
         return
     name, folder = found["name"], f"{self.builder.imgpath}/"
+    if " height=" not in img and (drawn := _copy(self.builder, f"{name}.png")):  # no shift
+        width, height = struct.unpack(">II", drawn.read_bytes()[16:24])  # a PNG's IHDR
+        img = f'<img width="{width}" height="{height}" {img.removeprefix("<img ")}'
     if add_2x and " srcset=" not in img and _copy(self.builder, f"{name}{RETINA}.png"):
         srcset = f"{folder}{name}.png, {folder}{name}{RETINA}.png 2x"
         img = f'<img srcset="{html.escape(srcset)}" {img.removeprefix("<img ")}'
@@ -83,16 +86,15 @@ def picture(self, node: nodes.Element, start: int, add_2x: bool) -> None:
     self.body[start] = img
 
 
-def _copy(builder, name: str) -> bool:
-    """Copy the gallery image ``name`` to the site's images (when newer); whether it exists."""
-    found = Path(builder.srcdir).glob(f"auto_examples/*/images/{name}")
-    if (source := next(found, None)) is None:
-        return False
+def _copy(builder, name: str) -> Path | None:
+    """Copy the gallery image ``name`` to the site's images (when newer); its source, if any."""
+    if (source := next(Path(builder.srcdir).glob(f"auto_examples/*/images/{name}"), None)) is None:
+        return None
     target = Path(builder.outdir, builder.imagedir, name)
     if not target.is_file() or target.stat().st_mtime < source.stat().st_mtime:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-    return True
+    return source
 
 
 def add_translator(app) -> None:
@@ -108,7 +110,6 @@ WORD_SUBSCRIPT = re.compile(r"_\{([A-Za-z]{3,})\}")
 TEX_TEXT = [(re.compile(pattern), text) for pattern, text in (
     (r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"\\text\{([^{}]*)\}", r"\1"), (r"\\cdot", "·"),
     (r"\\top", "ᵀ"), (r"\\times", "×"), (r"[{}]|\\,|\\!", ""))]  # fmt: skip
-INLINE_MATH = re.compile(r"^\\\((.*)\\\)$", re.DOTALL)
 
 
 def upright_word_subscripts(app, doctree, docname: str) -> None:
@@ -122,9 +123,9 @@ def upright_word_subscripts(app, doctree, docname: str) -> None:
 def plain_text_title(app, pagename, templatename, context, doctree) -> None:
     """The tab title's math as Unicode text: ``\\sqrt{d_k}`` -> ``√d_k``."""
     title = BeautifulSoup(context.get("title") or "", "html.parser")
-    for span in title.find_all("span", class_="math"):
-        if tex := INLINE_MATH.match(span.get_text()):
-            text = tex[1]
+    for span in title.find_all("span", class_="math"):  # KaTeX's HTML, its TeX annotated
+        if tex := span.find("annotation", encoding="application/x-tex"):
+            text = tex.get_text()
             for pattern, replacement in TEX_TEXT:
                 text = pattern.sub(replacement, text)
             span.replace_with(NavigableString(text.strip()))
