@@ -1,8 +1,7 @@
-"""The gallery's figures: sphinx-gallery's matplotlib scraper, then each figure checked for glyphs
-its font lacks, laid out again for a phone (``<name>_phone.png``, also at 2x; ``page_rules`` serves
-it to phones) and, but its first copy (the thumbnail's), saved in 256 colours. Importing this module
-registers the shipped Chinese font with matplotlib: sphinx-gallery's worker processes import it to
-unpickle the scraper, before they run any example, and the Sphinx process when it loads it."""
+"""The gallery's figures: sphinx-gallery's matplotlib scraper, each PNG with the words drawn in
+it; each figure checked for glyphs its font lacks, laid out again for a phone (``_phone``, 1x and
+2x, which ``page_rules`` serves) and, but its first copy, saved in 256 colours. Importing this
+registers the Chinese font (sphinx-gallery's workers import it to unpickle the scraper)."""
 
 from __future__ import annotations
 
@@ -10,8 +9,8 @@ import functools
 from pathlib import Path
 
 import matplotlib
-from matplotlib.text import Text
 from PIL import Image, ImageChops
+from PIL.PngImagePlugin import PngInfo
 from site_figures import PHONE, RETINA, lacking_glyphs, register_font, relayout_for_phone, variant
 
 register_font()
@@ -27,8 +26,8 @@ def scraper(block, block_vars, gallery_conf, **kwargs) -> str:
     from sphinx_gallery.scrapers import matplotlib_scraper
 
     figures = [plt.figure(number) for number in plt.get_fignums()]
-    for fig in figures:  # each PNG holds the words drawn in it (read back by the site's checks)
-        words = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    for fig in figures:  # the words drawn, in each PNG (tests_site/test_built_files.py)
+        words = " ".join(t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_visible())
         fig.savefig = functools.partial(fig.savefig, metadata={"Description": words})
     paths = block_vars["image_path_iterator"]  # each path it hands out, kept in .paths
     handed_out = len(paths)
@@ -57,8 +56,10 @@ def fewer_colours(path: Path) -> None:
     with Image.open(path) as drawn:  # its transparency too: a moved alpha keeps the file
         few = drawn.convert("RGB").quantize(256, Image.MAXCOVERAGE, dither=Image.NONE)
         moved = ImageChops.difference(drawn.convert("RGBA"), few.convert("RGBA")).getextrema()
+        words = PngInfo()  # the words drawn (the scraper's Description) kept
+        words.add_itxt("Description", drawn.text.get("Description", ""))
     if max(high for _, high in moved) <= 3:
-        few.save(path, optimize=True)
+        few.save(path, optimize=True, pnginfo=words)
 
 
 def setup(app):

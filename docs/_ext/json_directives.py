@@ -7,9 +7,8 @@ number is written once, by the program that measured it, never typed into a page
   model run on the reader's sentence (``_static/head-explorer.js``) of "what heads learn", from
   the JSON the gallery example saves (:func:`scraper`; ``/PATH``: from the source folder).
 
-A directive's content holds its words, ``key: text`` a line, with named placeholders for the
-numbers (``{seq}``): entries of the page's catalog (the node is translatable) that hold no number.
-A missing file or key is a warning that names it, and the node is dropped."""
+A directive's content holds its words, ``key: text`` a line, with placeholders for the numbers
+(``{seq}``): catalog entries with no number. A missing file or key is a warning, the node dropped."""
 
 from __future__ import annotations
 
@@ -84,8 +83,6 @@ def table(head: list, rows: list, classes: tuple[str, ...] = ()) -> nodes.table:
     group += nodes.tbody("", *(row(*r) if isinstance(r, tuple) else row(r) for r in rows))
     return nodes.table("", group, classes=list(classes))
 
-
-# ---- The Performance page ------------------------------------------------------------------------
 
 FIGURE_DATA = {"speed": "results.json", "memory": "results.json", "gqa": "gqa.json"}
 BENCH_WRITER = "nox -s bench -- --update-docs"
@@ -164,8 +161,6 @@ def bench_figure(app, node: json_output, messages: Messages) -> list[nodes.Node]
 def bench_table(app, node: json_output, messages: Messages) -> nodes.Node:
     return speed_table(read_json(app, node, BENCH_WRITER), messages)
 
-
-# ---- What heads learn ----------------------------------------------------------------------------
 
 TASKS = {
     "agreement": {"marks": ("subject", "distractor"), "values": ("singular", "plural")},

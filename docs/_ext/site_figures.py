@@ -67,7 +67,6 @@ def lacking_glyphs(fig) -> list[str]:
     return sorted(lacking - {" ", "\n"})
 
 
-# ---- Laying a figure out again for a phone ------------------------------------------------------
 def _same(axes, axis: str) -> bool:
     """Whether the axes show the same ticks on ``axis`` (shared, or set alike by hand)."""
 
