@@ -16,6 +16,7 @@ Chinese download prints. On the built site:
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import sys
@@ -122,7 +123,19 @@ def test_chinese_downloads_are_chinese(editions) -> None:
         cells = [c for c in text_cells(name, content) if re.search(r"[A-Za-z]{3}", c)]
         if not cells or not all(CJK.search(c) for c in cells):
             english.append(name)
-    assert not english, f"{len(english)} of {len(chinese)} Chinese downloads read as English"
+        sentences = [run for c in cells for run in ENGLISH_RUN.findall(NOT_PROSE.sub(" ", c))]
+        english += [f"{name}: {run!r}" for run in sentences]
+    assert not english, f"{len(english)} Chinese downloads read as English: {english[:8]}"
+
+
+# a run of four or more English words (as tests_site/test_built_files.py reads a page), in a
+# download's text without its code, math, links' addresses, quotations and the papers' titles
+ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){3,}")
+NOT_PROSE = re.compile(
+    r"```.*?```|``?[^`]*``?|\$[^$]*\$|\]\([^)]*\)|<[^>]+>|https?://\S+|:\w+:|\{\w+\}"
+    r"|“[^”]*”|「[^」]*」|《[^》]*》|Attention Is All You Need|Are Sixteen Heads Really Better",
+    re.DOTALL,
+)
 
 
 def test_each_chinese_download_has_an_english_twin(editions) -> None:
@@ -157,6 +170,56 @@ def test_chinese_tutorial_outputs_are_chinese(layout) -> None:
         f"{len(chinese)} of {len(worded)} output blocks ({share:.0%}) have Chinese; English: "
         f"{[b[:60] for b in worded if not CJK.search(b)][:6]}"
     )
+
+
+# the code a page shows and the output under it, in the page's order (myst-nb's cells,
+# sphinx-gallery's blocks)
+CODE_THEN_OUTPUT = re.compile(
+    r'<div class="(?P<kind>cell_input|highlight-Python|cell_output|sphx-glr-script-out)'
+    r'[^"]*">(?P<body>.*?</pre>)',
+    re.DOTALL,
+)
+
+
+def printed_labels(code: str) -> list[str]:
+    """The Chinese words a code block surely prints: each piece of text with Chinese in the
+    strings of a ``print`` that stands at the block's top level (not in a loop, a branch or a
+    function, which may print elsewhere or not at all)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    labels = []
+    for statement in tree.body:
+        call = getattr(statement, "value", None)
+        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print"):
+            continue
+        for arg in call.args:
+            for part in arg.values if isinstance(arg, ast.JoinedStr) else [arg]:
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    labels += [t.strip() for t in part.value.split("\n") if CJK.search(t)]
+    return labels
+
+
+def test_chinese_outputs_show_their_codes_labels(layout) -> None:
+    """Under each code block of a Chinese page, the output shows the Chinese words that the
+    block's own ``print`` calls print: an output left in English (or the English edition's)
+    fails, on gallery and tutorial pages alike."""
+    folder = layout.languages["zh_CN"]
+    missing, checked = [], 0
+    for page in sorted(folder.rglob("*.html")):
+        labels: list[str] = []
+        for found in CODE_THEN_OUTPUT.finditer(page.read_text(encoding="utf-8")):
+            text = html.unescape(re.sub(r"<[^>]+>", "", found["body"]))
+            if found["kind"] in ("cell_input", "highlight-Python"):
+                labels = printed_labels(text)
+                continue
+            checked += len(labels)
+            missing += [f"{page.relative_to(folder)}: {label!r} not in {text[:60]!r}"
+                        for label in labels if label not in text]  # fmt: skip
+            labels = []
+    assert checked >= 100, f"only {checked} labels checked"
+    assert not missing, "\n".join(missing[:10])
 
 
 def reports(folder: Path) -> list[str]:
