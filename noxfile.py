@@ -363,6 +363,8 @@ BROWSER_TOOLS = (
     "axe-playwright-python",
     TORCH_CPU,
     "numpy",
+    "fonttools",
+    "brotli",  # fontTools reads the icon fonts (woff2)
 )
 
 

@@ -90,6 +90,11 @@ IMAGES_LOADED_JS = """() => [...document.images].every((img) => {
 })"""
 
 
+EAGER_JS = (
+    "() => document.querySelectorAll('img[loading=lazy]').forEach((i) => { i.loading = 'eager'; })"
+)
+
+
 @pytest.fixture(scope="session")
 def figure_page(layout) -> str:
     """The gallery page whose figures are checked for visibility and photographed."""
@@ -258,6 +263,9 @@ def test_page(
     page = sweep.page
     _leave(page)  # in case the last test stopped at a phone's size
     sweep.goto(page_path, wait_until="load")
+    # the figures a reader reaches by scrolling (loading="lazy"), loaded now: every one is checked
+    page.evaluate(EAGER_JS)
+    page.wait_for_function("() => [...document.images].every((img) => img.complete)")
     context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
                "screenshot_dir": screenshot_dir, "sample": sample}  # fmt: skip
     found = desktop_checks(sweep, html, page_path, context)
