@@ -19,7 +19,8 @@ spread over the browsers by pytest-xdist).
   footer); all without the
   highlighted code (tests/test_code_contrast.py proves every token's colours). The dark
   screenshots, and the gallery's figures on a light background in the dark.
-- **phone**: the same page resized to 390 x 844. Nothing scrolls sideways; code in tables breaks
+- **phone**: the same page resized to 390 x 844. Nothing scrolls sideways (code and math that
+  scroll in their own box are stops of the keyboard); code in tables breaks
   only after ``_ = . ,``; figures are their phone versions shown at >= 80 % of their drawn size;
   the error table as cards; the phone screenshots. Questions answer back (pagechecks.
   question_problems), axe's structural rules pass on them opened, and on the page of the sample
@@ -202,7 +203,10 @@ def phone_checks(sweep, html: str, page_path: str, context: dict) -> dict[str, l
         wide = result["scroll"] > result["width"] + 1 or result["examples"]
         return [f"scrolls sideways at 390 px: {result}"] if wide else []
 
-    checks: dict[str, Callable[[], list[str]]] = {"fits the phone": no_sideways_scroll}
+    checks: dict[str, Callable[[], list[str]]] = {
+        "fits the phone": no_sideways_scroll,
+        "code and math that scroll take the keyboard": lambda: page.evaluate(SCROLLING_CODE_JS),
+    }
     if "<table" in html:
         checks["tables read well"] = lambda: page.evaluate(CODE_BREAKS_JS)
     if language == "en" and FIGURE_SRC.search(html):
