@@ -376,12 +376,14 @@ ARTICLE = {"include": [["#main-content"]], "exclude": SKIP_CODE}  # the page's c
 # The structural rules take the whole page but its highlighted code: Pygments' spans carry no
 # name, role, heading or id, and they are up to nine in ten of a page's elements (the structural
 # run took 2.2 s instead of 0.6 s on the explorer's page). What the rules would check of the code
-# itself, a block that scrolls taking the keyboard, SCROLLING_CODE_JS checks on every page.
+# itself, a block that scrolls taking the keyboard, SCROLLING_CODE_JS checks on every page (code and
+# display math: CODE_AND_MATH).
 PAGE = {"exclude": SKIP_CODE}
-SCROLLING_CODE_JS = """() => [...document.querySelectorAll('.highlight pre')]
-  .filter((pre) => pre.scrollWidth > pre.clientWidth + 1 && pre.tabIndex < 0)
-  .map((pre) => 'code that scrolls sideways cannot be reached with the keyboard (no tabindex): '
-    + JSON.stringify(pre.textContent.slice(0, 60)))"""
+SCROLLING_CODE_JS = """(boxes) => [...document.querySelectorAll(boxes)]
+  .filter((box) => box.scrollWidth > box.clientWidth + 1 && box.tabIndex < 0)
+  .map((box) => 'code or math that scrolls sideways cannot be reached with the keyboard (no '
+    + 'tabindex): ' + JSON.stringify(box.textContent.slice(0, 60)))"""
+CODE_AND_MATH = ".highlight pre, .katex-display"
 QUESTIONS_SAMPLE = "tutorial/01_one_head_to_many.html"  # questions opened, all of axe's rules
 # What fails: every violation of a best practice (heading order, landmarks, ...: axe calls
 # most of them moderate), and serious or critical violations of the WCAG rules.

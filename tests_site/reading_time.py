@@ -44,8 +44,8 @@ CORE_PAGES = ("01", "02", "03", "04", "05", "06")  # the lesson's path, in its o
 CORE_BUDGET_MIN = 60  # the lesson's path: at most an hour, as the lesson itself
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")  # "don't", "3.45", "self-attention": one each
-# not read: a heading's link mark, hidden helpers, and of a formula typeset by KaTeX its drawing
-# (katex-html) and its MathML (mrow): a formula is read as its TeX, its annotation, as before
+# a formula counts as its TeX (KaTeX's annotation), not as KaTeX's drawing (katex-html) or its
+# MathML (the mrow beside the annotation): each is the same formula
 _SKIP_CLASSES = {"headerlink", "visually-hidden", "sd-summary-state-marker", "katex-html"}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "wbr", "source"}  # no end tag to match
 

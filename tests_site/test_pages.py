@@ -6,7 +6,7 @@ spread over the browsers by pytest-xdist).
   HTML names nothing the browser would fetch from another host (sitescan.py: what a visit may
   not request, such as another screen's ``srcset`` candidate); axe-core's structural rules
   (names, roles, headings, ids, alt text, language: pagechecks.STRUCTURE) find nothing on the
-  whole page but its highlighted code, and code that scrolls sideways is a stop of the keyboard
+  whole page but its highlighted code, and code or math that scrolls sideways is a stop of the keyboard
   (pagechecks.SCROLLING_CODE_JS). On the pages that have them: figures shown at >= 90 % of
   their drawn size (in both languages), the API pages inside the window and their content
   inside the article's edge, the error table as cards, each landing page's parts, the
@@ -20,7 +20,8 @@ spread over the browsers by pytest-xdist).
   footer); all without the
   highlighted code (tests/test_code_contrast.py proves every token's colours). The dark
   screenshots, and the gallery's figures on a light background in the dark.
-- **phone**: the same page resized to 390 x 844. Nothing scrolls sideways; code in tables breaks
+- **phone**: the same page resized to 390 x 844. Nothing scrolls sideways (math that scrolls in
+  its own box is a stop of the keyboard); code in tables breaks
   only after ``_ = . ,``; figures are their phone versions shown at >= 80 % of their drawn size;
   the error table as cards; the phone screenshots. Questions answer back (pagechecks.
   question_problems), axe's structural rules pass on them opened, and on the page of the sample
@@ -45,6 +46,7 @@ from pagechecks import (
     API_WIDTH_JS,
     ARTICLE,
     BEYOND_STRUCTURE,
+    CODE_AND_MATH,
     CODE_BREAKS_JS,
     DESKTOP,
     EVERYTHING,
@@ -77,6 +79,8 @@ from sitescan import scan_html
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
+EVERY_IMAGE_NOW_JS = """() => document.querySelectorAll('img[loading="lazy"]')
+  .forEach((img) => { img.loading = 'eager'; })"""
 # after the resize to a phone: every image loaded, each <picture> from the source its media
 # query now picks (the phone version), not the desktop image it showed
 IMAGES_LOADED_JS = """() => [...document.images].every((img) => {
@@ -88,11 +92,6 @@ IMAGES_LOADED_JS = """() => [...document.images].every((img) => {
   const files = source.srcset.split(',').map((c) => c.trim().split(/\\s+/)[0].split('/').pop());
   return files.includes(img.currentSrc.split('/').pop());
 })"""
-
-
-EAGER_JS = (
-    "() => document.querySelectorAll('img[loading=lazy]').forEach((i) => { i.loading = 'eager'; })"
-)
 
 
 @pytest.fixture(scope="session")
@@ -147,7 +146,9 @@ def desktop_checks(sweep, html: str, page_path: str, context: dict) -> dict[str,
         "names no other host": lambda: [str(f) for f in scan_html(html, page_path)[0]],
         "math": lambda: math_problems(page),
         "tables fit": lambda: page.evaluate(WIDE_TABLES_JS),
-        "code that scrolls takes the keyboard": lambda: page.evaluate(SCROLLING_CODE_JS),
+        "code and math that scroll take the keyboard": lambda: page.evaluate(
+            SCROLLING_CODE_JS, CODE_AND_MATH
+        ),
     }
     if FIGURE_SRC.search(html):
         checks["figure sizes"] = lambda: figure_size_problems(page, html, "desktop")
@@ -209,7 +210,13 @@ def phone_checks(sweep, html: str, page_path: str, context: dict) -> dict[str, l
         wide = result["scroll"] > result["width"] + 1 or result["examples"]
         return [f"scrolls sideways at 390 px: {result}"] if wide else []
 
-    checks: dict[str, Callable[[], list[str]]] = {"fits the phone": no_sideways_scroll}
+    checks: dict[str, Callable[[], list[str]]] = {
+        "fits the phone": no_sideways_scroll,
+        # the theme makes code that scrolls a tab stop 300 ms after a resize; math at once
+        "math that scrolls takes the keyboard": lambda: page.evaluate(
+            SCROLLING_CODE_JS, ".katex-display"
+        ),
+    }
     if "<table" in html:
         checks["tables read well"] = lambda: page.evaluate(CODE_BREAKS_JS)
     if FIGURE_SRC.search(html):
@@ -263,8 +270,7 @@ def test_page(
     page = sweep.page
     _leave(page)  # in case the last test stopped at a phone's size
     sweep.goto(page_path, wait_until="load")
-    # the figures a reader reaches by scrolling (loading="lazy"), loaded now: every one is checked
-    page.evaluate(EAGER_JS)
+    page.evaluate(EVERY_IMAGE_NOW_JS)  # the figures the site loads as the reader nears them too
     page.wait_for_function("() => [...document.images].every((img) => img.complete)")
     context = {"layout": layout, "figure_page": figure_page, "screenshots": screenshots,
                "screenshot_dir": screenshot_dir, "sample": sample}  # fmt: skip

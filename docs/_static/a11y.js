@@ -21,3 +21,13 @@ document.addEventListener("DOMContentLoaded", () => {
     summary.setAttribute("aria-label", "显示或隐藏折叠的内容");
   }
 });
+
+// A formula wider than the column scrolls in its box (custom.css): as the theme does for code that
+// scrolls, the box is then a stop of the keyboard, so that the arrow keys reach its whole width.
+function mathTabStops() {
+  for (const box of document.querySelectorAll("div.math > .katex-display")) {
+    box.tabIndex = box.scrollWidth > box.clientWidth + 1 ? 0 : -1;
+  }
+}
+document.addEventListener("DOMContentLoaded", mathTabStops);
+window.addEventListener("resize", mathTabStops);
