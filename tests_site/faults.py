@@ -160,6 +160,11 @@ FIGURE = "sphx_glr_plot_01_head_heatmaps_001"
 ZH_PAGE_2, ZH_PAGE_3 = "zh_CN/tutorial/02_walkthrough.html", "zh_CN/tutorial/03_pytorch_module.html"
 OUTPUTS = "tests_site/test_reader.py::test_no_traceback_error_or_repr_in_outputs"
 ZH_OUTPUTS = "tests_site/test_translated_downloads.py::test_chinese_tutorial_outputs_are_chinese"
+ZH_LABELS = "tests_site/test_translated_downloads.py::test_chinese_outputs_show_their_codes_labels"
+ZH_MESSAGES = (
+    "tests_site/test_translated_downloads.py::"
+    "test_chinese_pages_show_the_packages_messages_in_chinese"
+)
 FIRST_OUTPUT = r'(<div class="cell_output.*?<pre>).*?(</pre>)'
 
 
@@ -251,6 +256,12 @@ FAULTS = [
           lambda r: sub(r, ZH_PAGE_2, r'(<div class="mha-answer[^"]*">)',
                         r'\1<div style="width: 600px; height: 2px"></div>'),
           (_page(ZH_PAGE_2),), (_page(ZH_PAGE_2),), "[questions answer back]"),
+    Fault("a formula in an answer wider than a phone (Chinese page 4)",
+          lambda r: sub(r, "zh_CN/tutorial/04_exercise.html", r'(<div class="mha-answer[^"]*">)',
+                        r'\1<span style="white-space: nowrap">Q_heads = Q_proj.view(B, L, H, D)'
+                        r'.transpose(1, 2).contiguous().view(B, H, L, D)</span>'),
+          (_page("zh_CN/tutorial/04_exercise.html"),), (_page("zh_CN/tutorial/04_exercise.html"),),
+          "[questions answer back]"),
     Fault("a skipped heading level",
           lambda r: sub(r, "en/explanation/why-scale.html", r"<h2>(.*?)</h2>", r"<h4>\1</h4>"),
           (_page("en/explanation/why-scale.html"),), (_page("en/explanation/why-scale.html"),),
@@ -328,6 +339,15 @@ FAULTS = [
           (FILES + "test_each_download_holds_the_code_its_page_shows",),
           (FILES + "test_each_download_holds_the_code_its_page_shows",),
           "plot_01_inputs.ipynb is not its code"),
+    Fault("a Chinese gallery output's label printed in English",
+          lambda r: sub(r, "zh_CN/auto_examples/01_shapes/plot_05_weighted_sum.html",
+                        r"总和 = (?=\d)", r"sum = "),  # in the output, not the code
+          (ZH_LABELS,), (ZH_LABELS,), "总和"),
+    Fault("a Chinese gallery page's error shown as the English edition's message",
+          lambda r: sub(r, "zh_CN/auto_examples/04_errors/plot_03_view_wrong_shape.html",
+                        r"ValueRuntimeError: split_heads 的[^<]*", "ValueRuntimeError: split_heads "
+                        "expected the last dimension of x to be divisible by num_heads=8"),
+          (ZH_MESSAGES,), (ZH_MESSAGES,), "split_heads expected"),
     Fault("a low-contrast dark colour for .bench-met (Performance page)",
           lambda r: sub(r, "docs/_static/custom.css", r"#8ee6a8", "#2f6b45"),
           (*BUILD_TESTS, "tests_build/test_code_contrast.py"),

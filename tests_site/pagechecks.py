@@ -458,13 +458,13 @@ _VERDICTS = re.findall(
 VERDICTS = {"en": tuple(e for e, _ in _VERDICTS), "zh_CN": tuple(z for _, z in _VERDICTS)}
 # each choice of a question opened in turn (in one call): what of it ends past the article's
 # right edge, outside a box of its own that scrolls (the article's box scrolls too, so the
-# page's width would never show it)
+# page's width would never show it; a box that hides its overflow cuts it off)
 OPEN_EACH_JS = """(question) => {
   const article = question.closest('article') || document.querySelector('main');
   const edge = article.getBoundingClientRect().right;
-  const scrolls = (el) => {
+  const scrolls = (el) => {  // a box that scrolls shows all; one that hides cuts it off
     for (let p = el.parentElement; p && p !== question; p = p.parentElement)
-      if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)) return true;
+      if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return true;
     return false;
   };
   return [...question.querySelectorAll('summary')].flatMap((summary) => {

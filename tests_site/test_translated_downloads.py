@@ -181,17 +181,23 @@ CODE_THEN_OUTPUT = re.compile(
 )
 
 
+MAY_NOT_RUN = (ast.If, ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.IfExp, ast.Match)
+
+
 def printed_labels(code: str) -> list[str]:
     """The Chinese words a code block surely prints: each piece of text with Chinese in the
-    strings of a ``print`` that stands at the block's top level (not in a loop, a branch or a
-    function, which may print elsewhere or not at all)."""
+    strings of a ``print`` outside a branch, a function or a class, which may print elsewhere or
+    not at all (a loop's and an ``except``'s do print here: the examples' errors are raised)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
     labels = []
-    for statement in tree.body:
+    maybe = {id(n) for b in ast.walk(tree) if isinstance(b, MAY_NOT_RUN) for n in ast.walk(b)}
+    for statement in ast.walk(tree):
         call = getattr(statement, "value", None)
+        if not (isinstance(statement, ast.Expr) and id(statement) not in maybe):
+            continue
         if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print"):
             continue
         for arg in call.args:
@@ -220,6 +226,37 @@ def test_chinese_outputs_show_their_codes_labels(layout) -> None:
             labels = []
     assert checked >= 100, f"only {checked} labels checked"
     assert not missing, "\n".join(missing[:10])
+
+
+PACKAGE_PO = Path(__file__).parents[1] / "src/mha/locale/zh_CN/LC_MESSAGES/mha.po"
+
+
+def package_messages_in_english() -> list[str]:
+    """The words of each of the package's messages in English, up to its first placeholder
+    (24 characters or more): what a Chinese page must not show, the package printing Chinese."""
+    text = PACKAGE_PO.read_text(encoding="utf-8")
+    found = []
+    for entry in re.findall(r'^msgid ((?:".*"\n)+)msgstr', text, re.MULTILINE):
+        english = "".join(re.findall(r'"(.*)"', entry)).replace('\\"', '"')
+        start = re.split(r"\{[^}]*\}|%\(?\w*\)?[sdr]", english)[0]
+        if len(start) >= 24:
+            found.append(start)
+    return found
+
+
+def test_chinese_pages_show_the_packages_messages_in_chinese(layout) -> None:
+    """An error or report of the package shown on a Chinese page is its Chinese one: the code
+    sets the language (``mha.set_language``), so an English message there is a wrong output."""
+    english = package_messages_in_english()
+    assert len(english) >= 30, f"only {len(english)} messages read from {PACKAGE_PO.name}"
+    shown = [
+        f"{page.relative_to(layout.root)}: {message!r}"
+        for page in sorted(layout.languages["zh_CN"].rglob("*.html"))
+        for block in outputs(page)
+        for message in english
+        if message in block
+    ]
+    assert not shown, "\n".join(shown[:10])
 
 
 def reports(folder: Path) -> list[str]:
