@@ -72,6 +72,7 @@ def _parse(page: Path) -> _Addresses:
 
 def broken_addresses(root: Path) -> tuple[list[str], int]:
     """(each address of a page of ``root`` that names no file or no id, how many were checked)."""
+    root = root.resolve()
     pages = {page.resolve(): _parse(page) for page in html_pages(root)}
     problems, checked = [], 0
     for page, found in pages.items():
