@@ -605,6 +605,16 @@ def install_line(html: str) -> tuple[str, str] | None:
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character
+# a run of four or more Latin words, as a sentence of English has (names are shorter; shape
+# letters such as B, H, L, D are not words)
+ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){3,}")
+# the code a page shows and the output under it, in the page's order (myst-nb's cells,
+# sphinx-gallery's blocks)
+CODE_OR_OUTPUT = re.compile(
+    r'<div class="(?P<kind>cell_input|highlight-Python|cell_output|sphx-glr-script-out)'
+    r'[^"]*">(?P<body>.*?</pre>)',
+    re.DOTALL,
+)
 # an executed output block: myst-nb's (a notebook cell's) and sphinx-gallery's (an example's)
 OUTPUT = re.compile(
     r'<div class="(?:output (?:stream|text_plain)|sphx-glr-script-out)[^"]*">\s*'

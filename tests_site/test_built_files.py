@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from pagechecks import CJK
+from pagechecks import CJK, ENGLISH_RUN
 from sitescan import html_pages
 
 EDITIONS = {"en", "zh_CN"}  # the site's languages (docs/_ext/site_facts.py)
@@ -195,9 +195,6 @@ def test_every_page_is_in_its_search_index(layout) -> None:
 # ---------------------------------------------------------------------------------------------
 # The prose of a Chinese page is Chinese
 
-# a run of four or more Latin words, as a sentence of English has (names are shorter; shape
-# letters such as B, H, L, D are not words)
-ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){3,}")
 # the papers' titles, kept in English (the glossary's rule), and quotations: the sentences
 # the model reads are English, quoted “…” or 「…」
 KEPT_ENGLISH = ("Attention Is All You Need", "Are Sixteen Heads Really Better than One")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pagechecks import SEARCH_DONE_JS
+from pagechecks import CODE_OR_OUTPUT, SEARCH_DONE_JS
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -71,13 +71,6 @@ STRAY_REPR = re.compile(
 )
 
 
-# the code a page shows and the output under it, in the page's order (myst-nb's cells,
-# sphinx-gallery's blocks)
-CODE_OR_OUTPUT = re.compile(
-    r'<div class="(?P<kind>cell_input|highlight-Python|cell_output|sphx-glr-script-out)'
-    r'[^"]*">(?P<body>.*?</pre>)',
-    re.DOTALL,
-)
 # an exception's name at the start of a line, or after a label ("What happened: ValueError: ...")
 EXCEPTION = re.compile(r"(?:^|[:：] ?)\w*(?:Error|Exception): ", re.MULTILINE)
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pagechecks import CJK, output_blocks
+from pagechecks import CJK, CODE_OR_OUTPUT, ENGLISH_RUN, output_blocks
 
 CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # and its punctuation
 DOCSTRING = re.compile(r'^[rR]?"""(.*?)"""', re.DOTALL)
@@ -128,9 +128,8 @@ def test_chinese_downloads_are_chinese(editions) -> None:
     assert not english, f"{len(english)} Chinese downloads read as English: {english[:8]}"
 
 
-# a run of four or more English words (as tests_site/test_built_files.py reads a page), in a
-# download's text without its code, math, links' addresses, quotations and the papers' titles
-ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){3,}")
+# what of a download's text is not prose: its code, math, links' addresses, quotations and the
+# papers' titles (an English sentence, pagechecks.ENGLISH_RUN, is looked for in the rest)
 NOT_PROSE = re.compile(
     r"```.*?```|``?[^`]*``?|\$[^$]*\$|\]\([^)]*\)|<[^>]+>|https?://\S+|:\w+:|\{\w+\}"
     r"|“[^”]*”|「[^」]*」|《[^》]*》|Attention Is All You Need|Are Sixteen Heads Really Better",
@@ -172,15 +171,6 @@ def test_chinese_tutorial_outputs_are_chinese(layout) -> None:
     )
 
 
-# the code a page shows and the output under it, in the page's order (myst-nb's cells,
-# sphinx-gallery's blocks)
-CODE_THEN_OUTPUT = re.compile(
-    r'<div class="(?P<kind>cell_input|highlight-Python|cell_output|sphx-glr-script-out)'
-    r'[^"]*">(?P<body>.*?</pre>)',
-    re.DOTALL,
-)
-
-
 MAY_NOT_RUN = (ast.If, ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.IfExp, ast.Match)
 
 
@@ -215,7 +205,7 @@ def test_chinese_outputs_show_their_codes_labels(layout) -> None:
     missing, checked = [], 0
     for page in sorted(folder.rglob("*.html")):
         labels: list[str] = []
-        for found in CODE_THEN_OUTPUT.finditer(page.read_text(encoding="utf-8")):
+        for found in CODE_OR_OUTPUT.finditer(page.read_text(encoding="utf-8")):
             text = html.unescape(re.sub(r"<[^>]+>", "", found["body"]))
             if found["kind"] in ("cell_input", "highlight-Python"):
                 labels = printed_labels(text)
