@@ -265,6 +265,9 @@
       }
       if (why === "together") group = who.single; // "they": these people, together
     }
+    // still being typed, and nothing named for the last word to depend on ("the she", on the
+    // way to "the sheep"): a fragment, not yet a sentence to give a verdict on
+    if (open && (why === "noun" || why === "nobody")) return { problem: "fragment_" + task, word: tokens[query] };
     const inside = Boolean(roles.trained) && answer !== null;
     return { task, query, marks, answer, inside, why, count, found, group };
   }
@@ -506,6 +509,7 @@
 
     // ---- The sentence: read, checked, run ---------------------------------------------------
     function setText(value, focus) {
+      fresh = false;
       input.value = value;
       update();
       if (focus) input.focus(); // typing goes on; a tap on a word keeps the phone's keyboard down
@@ -584,15 +588,16 @@
         const foreign = lost.length > 0 && !slot; // no English word near: perhaps not English at all
         message.textContent = sentences([
           fill(text["problem_" + found.problem], {
-            words: found.unknown ? join(found.unknown) : "", max: m.positions,
+            words: found.unknown ? join(found.unknown) : "", max: m.positions, word: found.word,
           }),
           slot ? text.hint_slot : "",
           ...replacing.map((o) => fill(text.nearest, { word: o.replaces, words: join(o.words) })),
           foreign ? text.english : "",
-          state.tokens && found.problem !== "typing" ? text.still : "",
+          state.tokens ? fill(text.still, { sentence: state.tokens.join(" ") }) : "",
         ]);
         showWords.hidden = !foreign;
         answer.hidden = note.hidden = true; // a verdict on the last sentence would read as this one's
+        stale(true); // and so would its drawing, marks and pushes: greyed, out of reach
         message.dataset.problem = found.problem;
         announce(message.textContent);
         return;
@@ -601,6 +606,7 @@
       showWords.hidden = true;
       delete message.dataset.problem;
       answer.hidden = false;
+      stale(false);
       state.tokens = tokens;
       state.sentence = found;
       state.chosen = found.query;
@@ -612,7 +618,22 @@
       announce(shown(answer));
     }
 
-    input.addEventListener("input", update);
+    // What still shows the last sentence that worked, while the field holds none: greyed, and
+    // out of reach of pointer, keyboard and screen reader (a switch there would answer for it).
+    function stale(old) {
+      ui.classList.toggle("hx-stale", old);
+      for (const part of [heads, figure, summary, legend]) part.inert = old;
+    }
+
+    // The example the page opens on is selected as the field is first focused: typing replaces it.
+    let fresh = true;
+    input.addEventListener("focus", () => {
+      if (fresh) input.select();
+    });
+    input.addEventListener("input", () => {
+      fresh = false;
+      update();
+    });
     input.addEventListener("keydown", (event) => {
       const first = suggest.querySelector("button");
       if (event.key === "ArrowDown" && first) {

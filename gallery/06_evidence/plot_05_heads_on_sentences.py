@@ -198,25 +198,25 @@ for s in [*train_set.values(), *held_out.values()]:
 # what the generator writes, and so all the model is trained on (every sentence above
 # matches it, with the same marks: asserted). The second is wider: what a reader can also
 # build whose answer English still decides (a person as the subject, several adjectives or
-# none, no "the", a phrase before the subject or none after it). The site's head explorer
-# reads both, and says of every sentence whether the model was trained on its kind.
+# none, no "the" or "the the", a phrase before the subject or none after it). The site's head
+# explorer reads both, and says of every sentence whether the model was trained on its kind.
 
 CATEGORIES = {
     "THE": ["the"], "ADJ": ADJECTIVES, "AGE": AGES, "THING": [n for pair in THINGS for n in pair],
     "PERSON": [n for p in PEOPLE for n in p[:2]], "PREP": PREPOSITIONS, "VERB": VERBS,
     "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"],
 }  # fmt: skip
-PHRASE = "(?:PREP THE? (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
+PHRASE = "(?:PREP THE* (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:PREP THE? (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE? (?:ADJ|AGE)* "
-        + "(?<subject>THING|PERSON) (?:PREP THE? (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
+        "(?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* (?:ADJ|AGE)* "
+        + "(?<subject>THING|PERSON) (?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
     ),
     "pronoun": (
         "THE AGE? (?<first>PERSON) VERB THE AGE? (?<second>PERSON) CONJ PRONOUN",
-        f"{PHRASE}* THE? (?:ADJ|AGE)* (?<first>PERSON) {PHRASE}* "
-        + f"VERB THE? (?:ADJ|AGE)* (?<second>PERSON) {PHRASE}* CONJ PRONOUN",
+        f"{PHRASE}* THE* (?:ADJ|AGE)* (?<first>PERSON) {PHRASE}* "
+        + f"VERB THE* (?:ADJ|AGE)* (?<second>PERSON) {PHRASE}* CONJ PRONOUN",
     ),
 }
 WORDS = sorted({word for words in CATEGORIES.values() for word in words})
@@ -250,6 +250,7 @@ for s in [*train_set.values(), *held_out.values()]:
 keys = ["the", "big", "red", "keys", "near", "the", "old", "box", "is/are"]
 assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["subject"] == 3
 fronted = ["near", "the", "boxes", "the", "key", "is/are"]
+assert parse(["the", "the", "keys", "is/are"], "agreement", "wider") == {"subject": 2}
 assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
 queens = ["the", "king", "met", "the", "queens", "near", "the", "box", "because", "they"]
 assert parse(queens, "pronoun") is None
