@@ -1135,6 +1135,16 @@ OVERFLOW_JS = """() => {
 }"""
 
 
+BACK_TO_TOP_JS = """() => {
+  const button = document.querySelector('#pst-back-to-top');
+  const was = button.style.display;
+  button.style.display = 'block';
+  const r = button.getBoundingClientRect();
+  button.style.display = was;
+  return {width: r.width, height: r.height, right: r.right, name: button.textContent};
+}"""
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_explorer_fits_a_phone(explorer, language: str, screenshot_dir) -> None:
     watch = explorer(language, viewport=PHONE)
@@ -1147,6 +1157,12 @@ def test_the_explorer_fits_a_phone(explorer, language: str, screenshot_dir) -> N
     assert fit["leftmost"] >= 0 and fit["widest"] <= fit["width"] + 0.5, fit
     assert fit["smallest"] >= 12, f"tokens drawn below 12 px: {fit}"
     assert fit["smallestTarget"] >= 24, f"a control below 24 px high: {fit}"
+    # "back to top", as the theme shows it when the reader scrolls up: a small button in the
+    # corner, not a pill over the middle of the cards
+    corner = page.evaluate(BACK_TO_TOP_JS)
+    assert corner["width"] <= 48 and corner["height"] <= 48, corner
+    assert PHONE["width"] - 24 <= corner["right"] <= PHONE["width"], corner
+    assert corner["name"].strip(), corner
     page.locator(EXPLORER).screenshot(
         path=str(screenshot_dir / f"head-explorer-phone-{language}.png")
     )
