@@ -702,6 +702,22 @@ def test_no_verdict_on_what_is_not_a_sentence(explorer, language: str) -> None:
         shown = page.evaluate(STALE_JS)
         assert shown["stale"] and all(shown["inert"]), (typed, shown)
         assert max(shown["opacity"]) < 0.5 and not shown["answer"] and not shown["note"], shown
+    enter(page, "the keys near the box is/")  # "is/", half typed: finished with is/are
+    assert message(page).startswith(text["problem_typing"]), message(page)
+    assert page.locator(".head-explorer .hx-suggestion[data-word='is/are']").count() == 1
+    enter(page, "the dogs saw the boy because they")  # English decides: the dogs
+    said = answer(page)["text"]
+    assert said.startswith(text["answer_means"].format(pronoun="they", word="dogs")), said
+    if language == "zh_CN":  # "they" for animals: 它们
+        glosses = page.eval_on_selector_all(
+            ".head-explorer .hx-queries .hx-gloss", "g => g.map((t) => t.textContent)"
+        )
+        assert glosses[-1] == "它们", glosses
+    enter(page, "the keys near the box is / are")  # spaced as some readers type it
+    assert message(page) == "" and answer(page)["prediction"], message(page)
+    page.select_option(".head-explorer .hx-sentence", "")  # "(your own sentence)": an empty field
+    assert page.input_value(".head-explorer .hx-input") == ""
+    assert page.evaluate("document.activeElement.classList.contains('hx-input')")
     enter(page, "the the keys is/are")  # "the" twice: read through, its subject plural
     shown, said = page.evaluate(STALE_JS), answer(page)
     assert not shown["stale"] and not any(shown["inert"]) and min(shown["opacity"]) == 1, shown
@@ -806,8 +822,13 @@ TYPED = [
     ("the king met the girl near the queen because she", "several"),
     ("the king met the queen near the girl because she", "several"),
     ("the boy met the king near the girl because she", "phrase"),  # she: the girl, not one of two
-    ("the man saw the box because he", "people"),  # one person only
+    ("the man saw the box because he", "means"),  # he: the man, the only person
+    ("the man saw the box because she", "people"),  # one person only, whom "she" does not fit
     ("the box near the table because she.", "nobody"),
+    ("the dog helped the girl because she", "means"),  # she: the girl, in no sentence of two people
+    ("the dogs saw the boy because they", "means"),  # they: the dogs
+    ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
+    ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
 ]
 # Every typed sentence, with each head switched off in turn: what the page says and shows.
 SWEEP_JS = """(sentences) => {

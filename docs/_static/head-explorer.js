@@ -168,7 +168,9 @@
   const PUNCTUATION = /[.,!?;:"'“”‘’«»()[\]{}…—–。，、！？；：「」『』《》（）]+/g;
 
   function words(textValue) {
-    return textValue.normalize("NFKC").toLowerCase().replace(PUNCTUATION, " ").trim().split(/\s+/).filter(Boolean);
+    // "is / are" is the one word "is/are"
+    return textValue.normalize("NFKC").toLowerCase().replace(PUNCTUATION, " ").replace(/\s*\/\s*/g, "/")
+      .trim().split(/\s+/).filter(Boolean);
   }
 
   function distance(a, b) {
@@ -199,11 +201,12 @@
     return best;
   }
 
-  // Whom the pronoun can mean, by number and gender: each person it fits and, for "they", two
-  // or more people named one by one, together ("together").
+  // Whom the pronoun can mean, by number and gender: each person it fits, any animals for
+  // "they" ("the dogs"), and for "they", two or more people named one by one, together.
   function referents(data, tokens, pronoun) {
     const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
-    const found = people.filter((i) => data.words[tokens[i]].refers === pronoun);
+    const herd = (w) => (data.words[w].animal && data.words[w].number === "plural" ? "they" : undefined);
+    const found = tokens.map((w, i) => i).filter((i) => (data.words[tokens[i]].refers || herd(tokens[i])) === pronoun);
     const single = people.filter((i) => data.words[tokens[i]].refers !== "they");
     return { people, single, found: pronoun === "they" && single.length > 1 ? [...found, "together"] : found };
   }
@@ -259,6 +262,9 @@
         } else {
           why = found.length ? "several" : "neither";
         }
+      } else if (found.length === 1 && found[0] !== "together") {
+        [why, marks.antecedent] = ["means", found[0]]; // English decides, in a sentence not of two people
+        marks.people = count === 2 ? who.people : [];
       } else {
         why = count === 0 ? "nobody" : count === 2 ? "none" : "people";
         marks.people = count === 2 ? who.people : [];
@@ -278,8 +284,9 @@
       if (typeof g === "string") return g;
       const next = data.words[tokens[i + 1]] || {};
       if (w === "old") return g[next.refers || next.animal ? "living" : "thing"];
-      if (w === "they") { // the antecedent's gender; without one, women only if all are
+      if (w === "they") { // the antecedent's gender (or animals); without one, women only if all are
         const a = sentence.marks.antecedent;
+        if (a !== undefined && data.words[tokens[a]].animal) return g.animals;
         const people = a !== undefined ? [a] : sentence.group.length ? sentence.group : sentence.marks.people || [];
         return g[people.length && people.every((p) => data.words[tokens[p]].women) ? "women" : "men"];
       }
@@ -573,7 +580,7 @@
     }
 
     function isOpen(typed) {
-      return /\p{L}$/u.test(typed || ""); // a letter last: the word may not be finished
+      return /[\p{L}/]$/u.test(typed || ""); // a letter (or is/'s slash) last: the word may not be finished
     }
 
     function update() {
@@ -641,8 +648,8 @@
         first.focus();
       }
     });
-    select.addEventListener("change", () => {
-      if (select.value !== "") setText(data.examples[Number(select.value)].join(" "));
+    select.addEventListener("change", () => { // "(your own sentence)": an empty field, focused
+      setText(select.value === "" ? "" : data.examples[Number(select.value)].join(" "), select.value === "");
     });
 
     // ---- The drawing: tokens once per sentence, lines at every change ------------------------
@@ -826,6 +833,7 @@
         nobody: text.answer_nobody, several: fill(text.answer_several, { words: join(found, text.list_or) }),
         together: fill(text.answer_together, { people: named(sentence.group) }),
         phrase: fill(text.answer_phrase, { pronoun: tokens[sentence.query], word: found[0] }),
+        means: fill(text.answer_means, { pronoun: tokens[sentence.query], word: found[0] }),
       }[sentence.why];
       return said || fill(text.answer_people, { n: sentence.count });
     }

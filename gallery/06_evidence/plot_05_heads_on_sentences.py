@@ -72,7 +72,8 @@ for singular, plural, *_ in THINGS + PEOPLE:  # a plural: 们 for people, （复
     GLOSS[plural] = GLOSS[singular] + ("们" if plural in PERSONS else "（复数）")
 IN_CONTEXT = {  # the words whose Chinese depends on the sentence, by what decides it
     "old": {"living": "年老的", "thing": "旧的"},  # the next word
-    "they": {"women": "她们", "men": "他们"},  # the antecedent: Chinese marks the gender
+    # the antecedent: Chinese marks the gender
+    "they": {"women": "她们", "men": "他们", "animals": "它们"},
     VERB_SLOT: {"singular": GLOSS["is"], "plural": GLOSS["are"]},  # the form the subject asks
 }
 
@@ -197,9 +198,10 @@ for s in [*train_set.values(), *held_out.values()]:
 # them, in which ``(?<role>...)`` names the words the answer depends on. The first pattern is
 # what the generator writes, and so all the model is trained on (every sentence above
 # matches it, with the same marks: asserted). The second is wider: what a reader can also
-# build whose answer English still decides (a person as the subject, several adjectives or
-# none, no "the" or "the the", a phrase before the subject or none after it). The site's head
-# explorer reads both, and says of every sentence whether the model was trained on its kind.
+# build whose answer English still decides (a person or a pronoun as the subject, several
+# adjectives or none, no "the" or "the the", a phrase before the subject or none after it).
+# The site's head explorer reads both, and says of every sentence whether the model was trained
+# on its kind.
 
 CATEGORIES = {
     "THE": ["the"], "ADJ": ADJECTIVES, "AGE": AGES, "THING": [n for pair in THINGS for n in pair],
@@ -210,8 +212,9 @@ PHRASE = "(?:PREP THE* (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "w
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* (?:ADJ|AGE)* "
-        + "(?<subject>THING|PERSON) (?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
+        "(?:.* CONJ (?=PRONOUN SLOT))? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
+        + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) "
+        + "(?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
     ),
     "pronoun": (
         "THE AGE? (?<first>PERSON) VERB THE AGE? (?<second>PERSON) CONJ PRONOUN",
@@ -251,6 +254,8 @@ keys = ["the", "big", "red", "keys", "near", "the", "old", "box", "is/are"]
 assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["subject"] == 3
 fronted = ["near", "the", "boxes", "the", "key", "is/are"]
 assert parse(["the", "the", "keys", "is/are"], "agreement", "wider") == {"subject": 2}
+he_is = ["the", "boy", "met", "the", "girl", "because", "he", VERB_SLOT]
+assert parse(he_is, "agreement", "wider") == {"subject": 6}
 assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
 queens = ["the", "king", "met", "the", "queens", "near", "the", "box", "because", "they"]
 assert parse(queens, "pronoun") is None
@@ -639,6 +644,7 @@ parameters = {
     if name != "mask"  # the page builds the causal mask itself
 }
 NUMBER = {noun: number for pair in THINGS + PEOPLE for noun, number in zip(pair[:2], CLASSES["agreement"], strict=True)}  # fmt: skip
+NUMBER |= {"he": "singular", "she": "singular", "they": "plural"}  # a pronoun as the subject
 REFERS = {singular: he for singular, _, he in PEOPLE} | {plural: "they" for _, plural, _ in PEOPLE}
 words = {}
 for word in VOCAB[1:]:
@@ -812,11 +818,15 @@ def phrase(rng):
     return [rng.choice(PREPOSITIONS), *noun_phrase(rng, rng.choice(THINGS)[rng.randrange(2)], ADJECTIVES)[0]]  # fmt: skip
 
 
+HERDS = {noun for noun in ANIMALS if NUMBER[noun] == "plural"}  # "they" can mean animals too
+
+
 def referents(tokens):
-    """Whom the pronoun at the end can mean: each person it fits, and for "they", two or more
-    people named one by one, together."""
+    """Whom the pronoun at the end can mean: each person it fits, any animals for "they", and
+    for "they", two or more people named one by one, together."""
     people = [i for i, word in enumerate(tokens) if word in REFERS]
-    found = [i for i in people if REFERS[tokens[i]] == tokens[-1]]
+    refers = [REFERS.get(word, "they" if word in HERDS else None) for word in tokens]
+    found = [i for i, r in enumerate(refers) if r == tokens[-1]]
     single = [i for i in people if REFERS[tokens[i]] != "they"]
     return found + (["together"] if tokens[-1] == "they" and len(single) > 1 else [])
 
