@@ -42,17 +42,18 @@ def _search_results(page) -> None:
 
 
 def _explorer_in_use(page) -> None:
-    """As test_head_explorer leaves it: the builder open, words offered, head 1 off, a token
-    chosen; the verdict and the note on a sentence of a kind the model never saw."""
+    """As test_head_explorer leaves it: the builder open, head 1 off and a token chosen on a
+    sentence of a kind the model never saw; then words offered for a word being typed, the
+    drawing of that sentence greyed."""
     page.wait_for_selector(".head-explorer[data-ready]")
     page.locator(".head-explorer .hx-builder summary").click()
     field = page.locator(".head-explorer .hx-input")
     field.fill("the man near the boys is/are")
+    page.locator(".head-explorer .hx-switch[data-head='1']").click()
+    page.locator(".head-explorer .hx-queries .hx-tok[data-index='0']").focus()
     field.fill("")
     field.press_sequentially("the lam")
     assert page.locator(".head-explorer .hx-suggestion").count() > 0, "no words offered"
-    page.locator(".head-explorer .hx-switch[data-head='1']").click()
-    page.locator(".head-explorer .hx-queries .hx-tok[data-index='0']").focus()
 
 
 # The kinds that need the reader's action: kind -> (page in a language's folder, the action,
