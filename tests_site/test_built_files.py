@@ -8,7 +8,9 @@
   ``kbd``), math, names (a run of at most three Latin words: PyTorch, ``nn.MultiheadAttention``,
   Vaswani et al.), the papers' titles ("Attention Is All You Need": the glossary's rule), the
   sentences the model reads, quoted (“the keys to the cabinet are”), and the API reference's
-  own words (its generated pages and summary tables, from the docstrings), which stay English;
+  own words (its generated pages and summary tables, from the docstrings), which stay English.
+  So are a page's title, description (search engines, link previews) and figures' alt texts,
+  and the words around the article (sidebars, header, footer) but for names;
 - each figure shows the words of its edition, read from what was drawn: the gallery's scraper
   writes the text of each figure into its PNG (``Description``, docs/_ext/gallery_figures.py),
   so a Chinese page showing an English figure fails whatever its file name and alt text say;
@@ -102,6 +104,42 @@ def test_every_address_resolves(site_dir: Path) -> None:
     problems, checked = broken_addresses(site_dir)
     assert checked > 20_000, f"only {checked} addresses found: is the parser reading the pages?"
     assert not problems, f"{len(problems)} addresses lead nowhere:\n" + "\n".join(problems[:30])
+
+
+# Links that say where they go: the language switch to this page in the other edition, the
+# footer's previous and next page to the page they name, "page 4" to the tutorial's page 4
+SWITCH = re.compile(r'mha-language-switch" href="([^"]+)"')
+NEIGHBOUR = re.compile(r'<a class="(?:left-prev|right-next)"\s+href="([^"]+)".*?'
+                       r'<p class="prev-next-title">(.*?)</p>', re.DOTALL)  # fmt: skip
+PAGE_N = re.compile(r'href="([^"#]+)[^"]*"><span class="doc">(?:page (\d+)|第 (\d+) 页)</span>')
+H1 = re.compile(r"<h1>(.*?)<a class=\"headerlink\"", re.DOTALL)
+
+
+def _text(markup: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
+
+
+def test_links_go_where_they_say(layout) -> None:
+    problems, checked = [], 0
+    for language, folder in layout.languages.items():
+        other = layout.languages[next(iter(EDITIONS - {language}))]
+        for page in html_pages(folder):
+            text, name = page.read_text(encoding="utf-8"), page.relative_to(folder)
+            for address in SWITCH.findall(text):
+                checked += 1
+                if (page.parent / address).resolve() != (other / name).resolve():
+                    problems.append(f"{language}/{name}: the language switch goes to {address}")
+            for address, title in NEIGHBOUR.findall(text):
+                checked += 1
+                found = H1.search((page.parent / address).read_text(encoding="utf-8"))
+                if not found or _text(found[1]) != _text(title):
+                    problems.append(f"{language}/{name}: “{_text(title)}” leads to {address}")
+            for address, n, zh in PAGE_N.findall(text):
+                checked += 1
+                if not Path(address).name.startswith(f"{int(n or zh):02d}_"):
+                    problems.append(f"{language}/{name}: page {n or zh} leads to {address}")
+    assert checked > 400, f"only {checked} links read: is the markup as expected?"
+    assert not problems, f"{len(problems)} links lead elsewhere:\n" + "\n".join(problems[:30])
 
 
 STYLESHEETS = ("custom.css", "head-explorer.css")  # the site's own (tests_build checks colours)
@@ -204,6 +242,13 @@ QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》")
 LABELS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption", "summary", "dt",
                     "th"})  # fmt: skip
 KEPT_NAMES = {"API", "FLOPs", "batch_first"}
+# around the article: the names the interface shows as they are (a key, the other edition's
+# name, a host, the builder, the package) and the API's own names (mha.split_heads)
+KEPT_AROUND = {"Ctrl", "English", "GitHub", "Sphinx", "mha"}
+API_NAME = re.compile(r"[\w.=]*[._=][\w.=]*|[A-Z]\w+[A-Z]\w*")
+# what a page says of itself, as an attribute: its description, its link preview, a figure's text
+SAID = {("meta", "name", "description"), ("meta", "property", "og:description"),
+        ("meta", "property", "og:title")}  # fmt: skip
 NOT_PROSE = {"code", "pre", "kbd", "script", "style", "math", "svg", "mjx-container"}
 # code, math, the API's own words (a signature, an autosummary table of docstrings' first lines)
 NOT_PROSE_CLASSES = {"math", "highlight", "sig", "headerlink", "mha-install", "sphx-glr-script-out",
@@ -222,11 +267,22 @@ class _Prose(HTMLParser):
         self.parts: list[str] = []
         self.labels: list[list[str]] = []  # the text of each heading, caption, term...
         self.in_label = 0
+        self.said: list[str] = []  # title, description, link preview, alt texts
+        self.around: list[str] = []  # each text around the article (sidebars, header, footer)
+        self.in_title = False
+        self.joined = False
 
     def handle_starttag(self, tag: str, attrs) -> None:
+        given = dict(attrs)
+        if tag == "img" and given.get("alt"):
+            self.said.append(f"alt {given['alt']!r}")
+        if any(tag == t and given.get(a) == v for t, a, v in SAID):
+            self.said.append(f"{tag} {given.get('content', '')!r}")
+        self.in_title = tag == "title"
+        self.joined = tag == "wbr"  # a name broken where it may wrap: one name
         if tag in self.VOID:
             return
-        classes = set((dict(attrs).get("class") or "").split())
+        classes = set((given.get("class") or "").split())
         if tag == "article":
             self.depth += 1
         self.skipping.append(tag in NOT_PROSE or bool(classes & NOT_PROSE_CLASSES))
@@ -245,10 +301,19 @@ class _Prose(HTMLParser):
         self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
+        if self.in_title:
+            self.said.append(f"title {data.strip()!r}")
+            self.in_title = False
         if self.depth and not any(self.skipping):
             self.parts.append(data)
             if self.in_label:
                 self.labels[-1].append(data)
+        elif not self.depth and not any(self.skipping) and data.strip():
+            if self.joined and self.around:
+                self.around[-1] += data.strip()
+            else:
+                self.around.append(data.strip())
+        self.joined = False
 
 
 def english_sentences(page: Path) -> list[str]:
@@ -263,7 +328,12 @@ def english_sentences(page: Path) -> list[str]:
     labels = [QUOTED.sub("", "".join(parts)).strip() for parts in parser.labels]
     english = [f"label {label!r}" for label in labels if re.search(r"[A-Za-z]{3,}", label)
                and not CJK.search(label) and label not in KEPT_NAMES]  # fmt: skip
-    return ENGLISH_RUN.findall(text) + english
+    said = [said for said in parser.said if re.search(r"[A-Za-z]{3,}", said.split(" ", 1)[1])
+            and not CJK.search(said)]  # fmt: skip
+    around = [f"around the article {words!r}" for words in parser.around
+              if re.search(r"[A-Za-z]{3,}", words) and not CJK.search(words)
+              and words not in KEPT_AROUND and not API_NAME.fullmatch(words)]  # fmt: skip
+    return ENGLISH_RUN.findall(text) + english + said + around
 
 
 def test_chinese_prose_is_chinese(layout) -> None:
