@@ -397,6 +397,15 @@ FAULTS = [
                         r'href="05_errors.html"(><span class="doc">page 5)', r'href="04_exercise.html"\1'),
           (FILES + "test_links_go_where_they_say",), (FILES + "test_links_go_where_they_say",),
           "page 5 leads to 04_exercise.html"),
+    Fault("a generator's repr in a Chinese gallery output",
+          lambda r: sub(r, "zh_CN/auto_examples/01_shapes/plot_05_weighted_sum.html",
+                        r"(总和 = 1\.000000)", r"\1\n&lt;generator object &lt;genexpr&gt; at 0x7f3a2c1b9d90&gt;"),
+          (OUTPUTS,), (OUTPUTS,), "an object's repr"),
+    Fault("a warning in a notebook page's output",
+          lambda r: sub(r, "en/howto/head-count.html", r'(<div class="cell_output docutils container">\s*'
+                        r'<div class="output \w+ highlight-myst-ansi notranslate"><div class="highlight"><pre>'
+                        r'<span></span>)', r"\1/tmp/cell.py:3: UserWarning: To copy construct from a tensor\n"),
+          (OUTPUTS,), (OUTPUTS,), "UserWarning"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),

@@ -71,8 +71,10 @@ STRAY_REPR = re.compile(
 )
 
 
-# an exception's name at the start of a line, or after a label ("What happened: ValueError: ...")
-EXCEPTION = re.compile(r"(?:^|[:：] ?)\w*(?:Error|Exception): ", re.MULTILINE)
+# an exception's or a warning's name at the start of a line, or after a label ("What happened:
+# ValueError: ...", "/path/to/file.py:3: UserWarning: ...")
+EXCEPTION = re.compile(r"(?:^|[:：] ?)\w*(?:Error|Exception|Warning): ", re.MULTILINE)
+ADDRESS = re.compile(r"\bat 0x[0-9a-f]{4,}>")  # <generator object <genexpr> at 0x7f...>
 
 
 def output_problems(page_html: str) -> list[str]:
@@ -89,7 +91,7 @@ def output_problems(page_html: str) -> list[str]:
         hits = STRAY_REPR.findall(found["body"]) + re.findall(
             r"^(?:Text|Legend)\(", text, re.MULTILINE
         )
-        if hits or "object at 0x" in text:
+        if hits or ADDRESS.search(text):
             problems.append(f"an object's repr: {text.strip()[:120]!r}")
         if "Traceback (most recent call last)" in text:
             problems.append(f"a traceback: {text.strip()[:120]!r}")
@@ -99,7 +101,7 @@ def output_problems(page_html: str) -> list[str]:
 
 
 def test_no_traceback_error_or_repr_in_outputs(layout) -> None:
-    """No output shows a traceback, an error the code does not catch, ``<... object at
+    """No output shows a traceback, an error the code does not catch, a warning, ``<... at
     0x...>``, ``Text(...)`` or ``Legend`` lines, in any language."""
     found, outputs = [], 0
     for language in layout.languages:
