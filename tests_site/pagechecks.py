@@ -190,6 +190,8 @@ FIGURES_JS = """() => [...document.querySelectorAll('main img')]
   .filter((img) => img.naturalWidth > 200 && !img.closest('.sphx-glr-thumbcontainer, .card'))
   .map((img) => ({src: img.currentSrc.split('/').pop(), natural: img.naturalWidth,
                   shown: img.getBoundingClientRect().width, alt: img.alt,
+                  stretch: (img.getBoundingClientRect().height / img.getBoundingClientRect().width)
+                    / (img.naturalHeight / img.naturalWidth),
                   phoneSource: !!(img.parentElement.matches('picture')
                     && img.parentElement.querySelector('source'))}))"""
 
@@ -214,6 +216,8 @@ def figure_size_problems(page, html: str, screen: str) -> list[str]:
     for figure in figures:
         if figure["shown"] < SHOWN_AT_LEAST[screen] * figure["natural"]:
             problems.append(f"figure scaled down (its text below 10 pt): {figure}")
+        if abs(figure["stretch"] - 1) > 0.02:  # squeezed or stretched: its words distorted
+            problems.append(f"figure out of its proportions: {figure}")
         if screen == "phone" and figure["phoneSource"] and "_phone" not in figure["src"]:
             problems.append(f"a phone version exists but the desktop figure is shown: {figure}")
     return problems

@@ -349,6 +349,25 @@ def test_chinese_prose_is_chinese(layout) -> None:
     )
 
 
+# words the stylesheets write on the page (a table's column names on a phone, ::before)
+CONTENT = re.compile(r'([^{}]+?)\s*\{\s*content:\s*"([^"]*[A-Za-z]{3,}[^"]*|[^"]*[\u4e00-\u9fff][^"]*)";')
+
+
+def test_the_stylesheets_words_are_in_chinese_on_a_chinese_page(layout) -> None:
+    """Each English word a stylesheet writes (``content: "Cause"``) has a Chinese rule for the
+    Chinese pages (``html[lang^="zh"]`` before the same selector) whose words are Chinese."""
+    folder = layout.languages["zh_CN"]
+    rules = {}
+    for name in STYLESHEETS:
+        found = CONTENT.findall((folder / "_static" / name).read_text(encoding="utf-8"))
+        rules |= {selector.strip(): said for selector, said in found}
+    english = [selector for selector in rules if not selector.startswith("html[lang")]
+    assert len(english) >= 4, f"only {len(english)} English words written by the stylesheets"
+    zh = {selector: rules.get(f'html[lang^="zh"] {selector}', "") for selector in english}
+    missing = {selector: said for selector, said in zh.items() if not CJK.search(said)}
+    assert not missing, f"English words on Chinese pages, from the stylesheets: {missing}"
+
+
 # ---------------------------------------------------------------------------------------------
 # Each figure shows its edition's words, read from what was drawn
 
