@@ -103,7 +103,10 @@ def english_labels(source: str) -> Iterator[str]:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = re.sub(r"\$[^$]*\$", "", node.value)  # not its math
                 words = re.findall(r"[A-Za-z_][A-Za-z_0-9^]*", text)
-                english = [w for w in words if WORD.fullmatch(w) and w not in names | KEPT]
+                # a name of the code is English where it labels a value ("device: cpu")
+                labelled = set(re.findall(r"(?:^|\s)([A-Za-z]\w*)\s*[:：]", text))
+                english = [w for w in words if WORD.fullmatch(w) and w not in KEPT
+                           and (w not in names or w in labelled)]  # fmt: skip
                 if english and not CHINESE.search(node.value):
                     yield node.value
 
