@@ -39,6 +39,11 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = NARROW_DESKTOP
 TIMEOUT_MS = 20_000
+# the page's scripts start once it has loaded (docs/_templates/layout.html): they have all run
+SCRIPTS_RUN = (
+    "() => document.documentElement.dataset.scripts === 'run'"
+    " || !document.querySelector('script[data-later]')"
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -291,6 +296,8 @@ class Watch:
         if response is None or response.status != 200:
             status = response.status if response is not None else "no response"
             self.problems.append(f"HTTP {status}: {path}")
+        if wait_until in ("settled", "load"):  # and the scripts, which start once it has loaded
+            self.page.wait_for_function(SCRIPTS_RUN)
         if settled:
             self.settle()
         return response

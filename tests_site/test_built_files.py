@@ -350,7 +350,9 @@ def test_chinese_prose_is_chinese(layout) -> None:
 
 
 # words the stylesheets write on the page (a table's column names on a phone, ::before)
-CONTENT = re.compile(r'([^{}]+?)\s*\{\s*content:\s*"([^"]*[A-Za-z]{3,}[^"]*|[^"]*[\u4e00-\u9fff][^"]*)";')
+CONTENT = re.compile(
+    r'([^{}]+?)\s*\{\s*content:\s*"([^"]*[A-Za-z]{3,}[^"]*|[^"]*[\u4e00-\u9fff][^"]*)";'
+)
 
 
 def test_the_stylesheets_words_are_in_chinese_on_a_chinese_page(layout) -> None:

@@ -1,6 +1,13 @@
+// The page's scripts load once the page has loaded (docs/_templates/layout.html): each part
+// runs then, or as the page is parsed if it is loaded earlier.
+function ready(run) {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", run);
+  else run();
+}
+
 // The theme's navigation toggles (<details><summary> with only a chevron icon) have no name for
 // a screen reader: give each one, in the page's language, from the entry it opens.
-document.addEventListener("DOMContentLoaded", () => {
+ready(() => {
   const chinese = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
   for (const summary of document.querySelectorAll("details > summary")) {
     if (summary.textContent.trim() || summary.getAttribute("aria-label")) continue;
@@ -15,7 +22,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
 // myst-nb names its folded cells' toggle in English whatever the page's language; the toggle shows
 // its prompt, so in Chinese the name says what it does in Chinese.
-document.addEventListener("DOMContentLoaded", () => {
+ready(() => {
   if (!(document.documentElement.lang || "").toLowerCase().startsWith("zh")) return;
   for (const summary of document.querySelectorAll('summary[aria-label="Toggle hidden content"]')) {
     summary.setAttribute("aria-label", "显示或隐藏折叠的内容");
@@ -29,5 +36,5 @@ function mathTabStops() {
     box.tabIndex = box.scrollWidth > box.clientWidth + 1 ? 0 : -1;
   }
 }
-document.addEventListener("DOMContentLoaded", mathTabStops);
+ready(mathTabStops);
 window.addEventListener("resize", mathTabStops);
