@@ -274,6 +274,10 @@
     // still being typed, and nothing named for the last word to depend on ("the she", on the
     // way to "the sheep"): a fragment, not yet a sentence to give a verdict on
     if (open && (why === "noun" || why === "nobody")) return { problem: "fragment_" + task, word: tokens[query] };
+    // still being typed, of no kind the grammar reads, and its last word the start of a longer
+    // one ("the king he", on the way to "helped"): the reader is typing that word, no verdict yet
+    const longer = Object.keys(data.words).some((v) => v !== tokens[last] && v.startsWith(tokens[last]));
+    if (open && !parsed && longer) return { problem: "typing", completes: tokens[last] };
     const inside = Boolean(roles.trained) && answer !== null;
     return { task, query, marks, answer, inside, why, count, found, group };
   }
@@ -290,7 +294,8 @@
         const people = a !== undefined ? [a] : sentence.group.length ? sentence.group : sentence.marks.people || [];
         return g[people.length && people.every((p) => data.words[tokens[p]].women) ? "women" : "men"];
       }
-      return g[sentence.answer || prediction] || ""; // the verb slot: the form the subject asks
+      // the verb slot: the form the subject asks, or, where English decides none, the verb alone
+      return sentence.answer ? g[sentence.answer] : (g.singular || "").replace(/（.*）/, "");
     });
   }
 
@@ -522,12 +527,12 @@
       if (focus) input.focus(); // typing goes on; a tap on a word keeps the phone's keyboard down
     }
 
-    function offer(tokens, typed, unknown) {
+    function offer(tokens, typed, unknown, completes) {
       // for each word the model does not know, every nearest word it does (a tap puts it in
       // place of that word); and the words that complete the last one, while it is being typed
       // and is not a word yet
       suggest.textContent = "";
-      const partial = isOpen(typed) && !known(tokens[tokens.length - 1]) ? tokens[tokens.length - 1] : "";
+      const partial = isOpen(typed) && (!known(tokens[tokens.length - 1]) || completes) ? tokens[tokens.length - 1] : "";
       const offers = [];
       for (const word of unknown || []) {
         const near = nearest(data, word);
@@ -586,7 +591,7 @@
     function update() {
       const tokens = words(input.value);
       const found = analyse(data, m, tokens, isOpen(input.value));
-      const replacing = offer(tokens, input.value, found.unknown);
+      const replacing = offer(tokens, input.value, found.unknown, found.completes);
       const chosen = data.examples.findIndex((e) => e.join(" ") === tokens.join(" "));
       select.value = chosen >= 0 ? String(chosen) : "";
       if (found.problem) {
@@ -937,7 +942,8 @@
       });
       // the heads still on decide nothing: the readout sees the query word and its position
       const left = push.filter((_, h) => !state.removed.has(h)).map(Math.abs);
-      decide.hidden = left.length > 0 && Math.max(...left) >= SMALL;
+      // (said only with a head off: with every head on, small pushes are this sentence's own)
+      decide.hidden = !state.removed.size || (left.length > 0 && Math.max(...left) >= SMALL);
       decide.textContent = decide.hidden ? "" : fill(left.length ? text.nothing_left : text.nothing_on, {
         token: tokens[tokens.length - 1], left: size(Math.max(...left, 0)),
         half: (1 / data.model.classes[sentence.task].length).toFixed(1),
