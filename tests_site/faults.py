@@ -15,6 +15,7 @@ that caught it; the run fails unless every fault is caught (100 %).
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -423,6 +424,12 @@ FAULTS = [
           ("tests_site/test_translated_downloads.py::test_the_chinese_code_prints_no_english_label",),
           ("tests_site/test_translated_downloads.py::test_the_chinese_code_prints_no_english_label",),
           "'caught:'"),
+    Fault("a script of 600 KiB (as sent) added to a light text page",
+          lambda r: [(r / "en/_static/heavy.js").write_text(f'const d = "{base64.b64encode(os.urandom(600 * 1024)).decode()}";'),
+                     sub(r, "en/howto/devices.html", r"</body>", '<script src="../_static/heavy.js"></script></body>')],
+          ("tests_site/test_page_weight.py::test_page_weight",),
+          ("tests_site/test_page_weight.py::test_page_weight[en/howto/devices.html]",),
+          "over the text budget"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),

@@ -5,8 +5,10 @@ cost a phone its speed (a script on every page, a whole font, a figure too large
 screen) without it. Each page opens in a fresh browser (an empty cache) the size of
 Lighthouse's phone (412 x 823 CSS px, 1.75 device pixels per px), from the site served as a
 static host serves it (static_host.py: text gzipped), and every response it received counts,
-headers and body as sent. Every text page (tutorial, explanation, how-to) of each language is
-weighed; of the other kinds, the pages of the sample and of Lighthouse's table.
+headers and body as sent. Of the text pages (tutorial, explanation, how-to) of each language,
+the heaviest by what their HTML names are weighed (the page, and every stylesheet, script and
+figure it names, as a static host sends them: ``named_weight``; a figure or script added to any
+page puts it among them); of the other kinds, the pages of the sample and of Lighthouse's table.
 
 The theme's icon fonts are cut to the icons the site can show (docs/_fonts/subset_icons.py):
 every icon a page names must be in them.
@@ -23,7 +25,7 @@ from conftest import Watch, detect_layout, new_context
 from fontTools.ttLib import TTFont
 from pagechecks import sample_pages
 from sitescan import html_pages
-from static_host import serve
+from static_host import sent_size, serve
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
@@ -48,6 +50,18 @@ TEXT = ("tutorial/", "explanation/", "howto/")
 # the other kinds' pages weighed, in each language (besides the sample's)
 OTHERS = ("auto_examples/index.html", "auto_examples/03_exercise/plot_01_eight_to_four_heads.html",
           "reference/index.html", "search.html")  # fmt: skip
+HEAVIEST = 4  # text pages weighed in each language
+NAMED = re.compile(r'\b(?:src|href|srcset)="([^"#?]+)[^"]*"')
+
+
+def named_weight(page: Path) -> int:
+    """The bytes a static host sends for the page and each local file its HTML names (not the
+    pages it links to): the ranking of the text pages, which the browser then weighs."""
+    text = page.read_text(encoding="utf-8")
+    files = {(page.parent / name.split()[0]).resolve() for value in NAMED.findall(text)
+             for name in value.split(",") if name.strip()}  # fmt: skip
+    named = [f for f in files if f.suffix not in (".html", "") and f.is_file()]
+    return sent_size(page) + sum(sent_size(f) for f in named)
 
 
 def kind(rel: str) -> str:
@@ -72,9 +86,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         chosen = {*sample_pages(layout).values(), *OTHERS}
         for folder in layout.languages.values():
             prefix = folder.relative_to(layout.root).as_posix() + "/"
+            text = [
+                p for p in html_pages(folder) if p.relative_to(folder).as_posix().startswith(TEXT)
+            ]
+            heaviest = sorted(text, key=named_weight, reverse=True)[:HEAVIEST]
             for path in html_pages(folder):
                 rel = path.relative_to(folder).as_posix()
-                if rel.startswith(TEXT) or rel in chosen:
+                if path in heaviest or rel in chosen:
                     pages.append((prefix.removeprefix("./") + rel, kind(rel)))
     metafunc.parametrize("weighed", pages or [("<no site>", "text")], ids=lambda p: p[0])
 
