@@ -813,7 +813,7 @@ TYPED = [
     ("the king met the queens near the box because they", "second"),  # number decides
     ("the king met the queen near the boys because she", "second"),  # gender decides
     ("the man met the queen near the boys because he", "first"),
-    ("the boy with the dog thanked the women because he", "first"),
+    ("the boy with the dog thanked the women because he", "several"),  # a dog can be "he"
     ("the girl near the table called the kings when she", "first"),
     ("the old man helped the young girls because they", "second"),
     ("the boy with the girls met the queen because she", "second"),
@@ -836,7 +836,9 @@ TYPED = [
     ("the man saw the box because he.", "means"),  # he: the man, the only person
     ("the man saw the box because she", "people"),  # one person only, whom "she" does not fit
     ("the box near the table because she.", "nobody"),
-    ("the dog helped the girl because she", "means"),  # she: the girl, in no sentence of two people
+    ("the dog helped the girl because she", "several"),  # a dog can be "she" too
+    ("the boy saw the key because he.", "means"),  # he: the boy, in no sentence of two people
+    ("the keys keys near the box is/are", "plural"),  # the subject's noun twice, read through
     ("the dogs saw the boy because they", "means"),  # they: the dogs
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject

@@ -201,12 +201,16 @@
     return best;
   }
 
-  // Whom the pronoun can mean, by number and gender: each person it fits, any animals for
-  // "they" ("the dogs"), and for "they", two or more people named one by one, together.
+  // Whom the pronoun can mean, by number and gender: each person it fits, each animal of its
+  // number (a dog can be "he" or "she", dogs "they"), and for "they", two or more people named
+  // one by one, together.
   function referents(data, tokens, pronoun) {
     const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
-    const herd = (w) => (data.words[w].animal && data.words[w].number === "plural" ? "they" : undefined);
-    const found = tokens.map((w, i) => i).filter((i) => (data.words[tokens[i]].refers || herd(tokens[i])) === pronoun);
+    const fits = (w) => { // the pronouns a word can be meant by
+      const { refers, animal, number } = data.words[w];
+      return refers ? [refers] : animal ? (number === "plural" ? ["they"] : ["he", "she"]) : [];
+    };
+    const found = tokens.map((w, i) => i).filter((i) => fits(tokens[i]).includes(pronoun));
     const single = people.filter((i) => data.words[tokens[i]].refers !== "they");
     return { people, single, found: pronoun === "they" && single.length > 1 ? [...found, "together"] : found };
   }
@@ -265,6 +269,8 @@
       } else if (found.length === 1 && found[0] !== "together") {
         [why, marks.antecedent] = ["means", found[0]]; // English decides, in a sentence not of two people
         marks.people = count === 2 ? who.people : [];
+      } else if (found.length > 1) {
+        [why, marks.people] = ["several", count === 2 ? who.people : []]; // "the dog ... the girl ... she"
       } else {
         why = count === 0 ? "nobody" : count === 2 ? "none" : "people";
         marks.people = count === 2 ? who.people : [];

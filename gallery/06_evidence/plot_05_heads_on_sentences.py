@@ -199,9 +199,9 @@ for s in [*train_set.values(), *held_out.values()]:
 # what the generator writes, and so all the model is trained on (every sentence above
 # matches it, with the same marks: asserted). The second is wider: what a reader can also
 # build whose answer English still decides (a person or a pronoun as the subject, several
-# adjectives or none, no "the" or "the the", a phrase before the subject or none after it).
-# The site's head explorer reads both, and says of every sentence whether the model was trained
-# on its kind.
+# adjectives or none, no "the" or "the the", its noun twice, a phrase before the subject or
+# none after it). The site's head explorer reads both, and says of every sentence whether the
+# model was trained on its kind.
 
 CATEGORIES = {
     "THE": ["the"], "ADJ": ADJECTIVES, "AGE": AGES, "THING": [n for pair in THINGS for n in pair],
@@ -213,7 +213,7 @@ PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
         "(?:.* CONJ (?=PRONOUN SLOT))? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
-        + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) "
+        + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) \\k<subject>? "
         + "(?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
     ),
     "pronoun": (
@@ -237,7 +237,8 @@ GRAMMAR = {task: dict(zip(("trained", "wider"), map(compiled, both), strict=True
 
 def parse(tokens, task, which="trained"):
     """The words the pattern names (role: index), or None if the sentence is not of its kind."""
-    pattern = GRAMMAR[task][which].replace("(?<", "(?P<")  # Python's named groups
+    # Python's named groups and named backreference
+    pattern = GRAMMAR[task][which].replace("(?<", "(?P<").replace("\\k<subject>", "(?P=subject)")
     found = re.fullmatch(pattern, "".join(CODES.get(word, " ") for word in tokens))
     return found and {role: found.start(role) for role, at in found.groupdict().items() if at}
 
@@ -254,6 +255,7 @@ keys = ["the", "big", "red", "keys", "near", "the", "old", "box", "is/are"]
 assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["subject"] == 3
 fronted = ["near", "the", "boxes", "the", "key", "is/are"]
 assert parse(["the", "the", "keys", "is/are"], "agreement", "wider") == {"subject": 2}
+assert parse(["the", "keys", "keys", "is/are"], "agreement", "wider") == {"subject": 1}
 he_is = ["the", "boy", "met", "the", "girl", "because", "he", VERB_SLOT]
 assert parse(he_is, "agreement", "wider") == {"subject": 6}
 assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
@@ -803,8 +805,9 @@ assert shown_heads[0] != shown_heads[1]  # two different heads, two relations
 # no "the", a phrase before the subject, no phrase at all, and, for the pronoun, a third
 # person beside the first, a phrase after the second, two people the pronoun both fits, "they"
 # for two people named one by one, or words in any order. With them, sentences the generator
-# writes. A pronoun means whoever it fits by number and gender, among every person named; "they"
-# can also mean two people named one by one, together. English decides the answer when the
+# writes. A pronoun means whoever it fits by number and gender, among every person named (an
+# animal fits each pronoun of its number); "they" can also mean two people named one by one,
+# together. English decides the answer when the
 # pronoun can mean one only, and the model can give it when that one is the first or the second
 # of its two people. The site's tests run the page on all of them: those of the generator's kind
 # must get its answer, and every other one the page's note that the model never saw such a
@@ -818,15 +821,16 @@ def phrase(rng):
     return [rng.choice(PREPOSITIONS), *noun_phrase(rng, rng.choice(THINGS)[rng.randrange(2)], ADJECTIVES)[0]]  # fmt: skip
 
 
-HERDS = {noun for noun in ANIMALS if NUMBER[noun] == "plural"}  # "they" can mean animals too
+# an animal fits each pronoun of its number: a dog can be "he" or "she", dogs "they"
+FITS = {noun: ("they",) if NUMBER[noun] == "plural" else ("he", "she") for noun in ANIMALS}
 
 
 def referents(tokens):
-    """Whom the pronoun at the end can mean: each person it fits, any animals for "they", and
-    for "they", two or more people named one by one, together."""
+    """Whom the pronoun at the end can mean: each person it fits, each animal of its number,
+    and for "they", two or more people named one by one, together."""
     people = [i for i, word in enumerate(tokens) if word in REFERS]
-    refers = [REFERS.get(word, "they" if word in HERDS else None) for word in tokens]
-    found = [i for i, r in enumerate(refers) if r == tokens[-1]]
+    fits = [(REFERS[word],) if word in REFERS else FITS.get(word, ()) for word in tokens]
+    found = [i for i, pronouns in enumerate(fits) if tokens[-1] in pronouns]
     single = [i for i in people if REFERS[tokens[i]] != "they"]
     return found + (["together"] if tokens[-1] == "they" and len(single) > 1 else [])
 
