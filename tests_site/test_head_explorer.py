@@ -75,7 +75,7 @@ COMPARE_JS = (
     for (const [mark, at] of Object.entries(s.marks)) {
       if (found.marks[mark] !== at) problems.push(s.tokens.join(' ') + ': ' + mark);
     }
-    const gloss = HX.gloss(data, s.tokens, found, null);
+    const gloss = HX.gloss(data, s.tokens, found);
     if (JSON.stringify(gloss) !== JSON.stringify(s.gloss)) problems.push('gloss ' + gloss.join(' '));
     const ids = s.tokens.map((w) => m.index.get(w));
     const every = HX.run(m, ids, found.task, new Set()).push;

@@ -221,7 +221,8 @@
   // may still be being typed.
   function analyse(data, m, tokens, open) {
     const known = (w) => Object.prototype.hasOwnProperty.call(data.words, w);
-    const inProgress = (w) => open && Object.keys(data.words).some((v) => v.startsWith(w));
+    const longer = (w) => Object.keys(data.words).some((v) => v !== w && v.startsWith(w)); // "he": "helped"
+    const inProgress = (w) => open && longer(w);
     if (!tokens.length) return { problem: "empty" };
     const last = tokens.length - 1;
     const unknown = tokens.filter((w, i) => !known(w) && !(i === last && inProgress(w)));
@@ -266,14 +267,15 @@
         } else {
           why = found.length ? "several" : "neither";
         }
-      } else if (found.length === 1 && found[0] !== "together") {
-        [why, marks.antecedent] = ["means", found[0]]; // English decides, in a sentence not of two people
-        marks.people = count === 2 ? who.people : [];
-      } else if (found.length > 1) {
-        [why, marks.people] = ["several", count === 2 ? who.people : []]; // "the dog ... the girl ... she"
       } else {
-        why = count === 0 ? "nobody" : count === 2 ? "none" : "people";
         marks.people = count === 2 ? who.people : [];
+        if (found.length === 1 && found[0] !== "together") {
+          [why, marks.antecedent] = ["means", found[0]]; // English decides, in a sentence not of two people
+        } else if (found.length > 1) {
+          why = "several"; // "the dog ... the girl ... she"
+        } else {
+          why = count === 0 ? "nobody" : count === 2 ? "none" : "people";
+        }
       }
       if (why === "together") group = who.single; // "they": these people, together
     }
@@ -282,13 +284,12 @@
     if (open && (why === "noun" || why === "nobody")) return { problem: "fragment_" + task, word: tokens[query] };
     // still being typed, of no kind the grammar reads, and its last word the start of a longer
     // one ("the king he", on the way to "helped"): the reader is typing that word, no verdict yet
-    const longer = Object.keys(data.words).some((v) => v !== tokens[last] && v.startsWith(tokens[last]));
-    if (open && !parsed && longer) return { problem: "typing", completes: tokens[last] };
+    if (open && !parsed && longer(tokens[last])) return { problem: "typing", completes: tokens[last] };
     const inside = Boolean(roles.trained) && answer !== null;
     return { task, query, marks, answer, inside, why, count, found, group };
   }
 
-  function gloss(data, tokens, sentence, prediction) {
+  function gloss(data, tokens, sentence) {
     return tokens.map((w, i) => {
       const g = data.words[w].gloss;
       if (typeof g === "string") return g;
@@ -734,7 +735,7 @@
 
     function build() {
       const { sentence, tokens } = state;
-      const glosses = gloss(data, tokens, sentence, predicted(state.every).c);
+      const glosses = gloss(data, tokens, sentence);
       rowHeight = chinese ? 40 : 26;
       const height = TOP + tokens.length * rowHeight + 4;
       figure.textContent = "";
