@@ -9,7 +9,10 @@ fonts, icons and intersphinx inventories are all local; no page loads anything f
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
+import time
 from importlib.metadata import metadata
 from pathlib import Path
 
@@ -175,10 +178,23 @@ numpydoc_xref_param_type = False
 from sphinxcontrib.katex import KaTeXServer, katex_version
 
 katex_prerender = True
-# sphinxcontrib-katex 0.9.11 on Linux connects to its node server once, as soon as the server's
-# socket file exists, which can be before the server listens (a build failed so, "Connection
-# refused"): its other way, a port on 127.0.0.1 that it tries until the server answers, instead.
-KaTeXServer.start_server_process = KaTeXServer.start_network_socket
+
+
+def katex_on_unix_socket(cls, rundir: Path, timeout: float):
+    """sphinxcontrib-katex 0.9.11 connects once, as soon as the socket file exists, which can be
+    before node listens ("Connection refused"): this tries until it answers. Not its TCP way:
+    node writes each answer in two parts, and TCP holds the second 40 ms (20 s a build)."""
+    path, deadline = rundir / "katex.sock", time.monotonic() + timeout
+    server = subprocess.Popen(cls.build_command(socket=path), stdin=-1, stdout=-1, cwd=rundir)
+    while (sock := socket.socket(socket.AF_UNIX)).connect_ex(str(path)):  # 0: connected
+        sock.close()
+        if time.monotonic() > deadline:
+            raise cls.timeout_error(timeout)
+        time.sleep(0.001)
+    return server, sock
+
+
+KaTeXServer.start_server_process = classmethod(katex_on_unix_socket)
 katex_css_path = f"katex-{katex_version}/katex.min.css"
 
 # -- Each page's description: sphinxext-opengraph -------------------------------------------------

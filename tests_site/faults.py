@@ -159,6 +159,7 @@ HEATMAPS = "en/auto_examples/05_pictures/plot_01_head_heatmaps.html"
 ZH_HEATMAPS = "zh_CN/auto_examples/05_pictures/plot_01_head_heatmaps.html"
 FIGURE = "sphx_glr_plot_01_head_heatmaps_001"
 ZH_PAGE_2, ZH_PAGE_3 = "zh_CN/tutorial/02_walkthrough.html", "zh_CN/tutorial/03_pytorch_module.html"
+EXECUTED = FILES + "test_each_executed_page_shows_the_code_that_ran_and_what_it_printed"
 OUTPUTS = "tests_site/test_reader.py::test_no_traceback_error_or_repr_in_outputs"
 ZH_OUTPUTS = "tests_site/test_translated_downloads.py::test_chinese_tutorial_outputs_are_chinese"
 ZH_LABELS = "tests_site/test_translated_downloads.py::test_chinese_outputs_show_their_codes_labels"
@@ -430,6 +431,15 @@ FAULTS = [
           ("tests_site/test_page_weight.py::test_page_weight",),
           ("tests_site/test_page_weight.py::test_page_weight[en/howto/devices.html]",),
           "over the text budget"),
+    Fault("a tutorial page's printed shape edited: (2, 5, 46) where the code made (2, 5, 64)",
+          lambda r: sub(r, "en/tutorial/02_walkthrough.html", r"(<pre><span></span>2\) Q_proj )\(2, 5, 64\)", r"\1(2, 5, 46)"),
+          (EXECUTED,), (EXECUTED,),
+          "the code printed"),
+    Fault("the Chinese home page's code changed (num_heads=4) while its output shows 8 heads",
+          lambda r: sub(r, "zh_CN/index.html", r'(<span class="n">num_heads</span><span class="o">=</span><span class="mi">)8<',
+                        r"\g<1>4<", count=2),
+          (EXECUTED,), (EXECUTED,),
+          "the code shown is not the code that ran"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),
@@ -482,6 +492,9 @@ class Runner:
         self.site, self.build_python, self.work = site, build_python, work
         self.site_args = [f"--chromium={chromium}", f"--screenshots={work / 'screenshots'}"]
         self.env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        # beside each copy, as beside the site: the build's record of what its notebooks printed
+        if (site.parent / "jupyter_execute").is_dir():
+            (work / "jupyter_execute").symlink_to(site.parent / "jupyter_execute")
 
     def run(self, fault: Fault | None, root: Path, args: tuple[str, ...], where: str) -> str:
         if where == "site":

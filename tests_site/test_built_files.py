@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 import struct
@@ -115,7 +116,7 @@ PAGE_N = re.compile(r'href="([^"#]+)[^"]*"><span class="doc">(?:page (\d+)|第 (
 H1 = re.compile(r"<h1>(.*?)<a class=\"headerlink\"", re.DOTALL)
 
 
-def _text(markup: str) -> str:
+def _words(markup: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
 
 
@@ -132,8 +133,8 @@ def test_links_go_where_they_say(layout) -> None:
             for address, title in NEIGHBOUR.findall(text):
                 checked += 1
                 found = H1.search((page.parent / address).read_text(encoding="utf-8"))
-                if not found or _text(found[1]) != _text(title):
-                    problems.append(f"{language}/{name}: “{_text(title)}” leads to {address}")
+                if not found or _words(found[1]) != _words(title):
+                    problems.append(f"{language}/{name}: “{_words(title)}” leads to {address}")
             for address, n, zh in PAGE_N.findall(text):
                 checked += 1
                 if not Path(address).name.startswith(f"{int(n or zh):02d}_"):
@@ -495,4 +496,69 @@ def test_each_download_holds_the_code_its_page_shows(layout) -> None:
                 if notebook_code(notebook)[1:] != shown:  # after the install cell
                     problems.append(f"{language} {page.name}: {notebook.name} is not its code")
     assert compared >= 2 * 65, f"only {compared} downloads compared with their pages"
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Each executed page shows the code that ran and what it printed
+
+CELL = re.compile(r'<div class="cell(?: [\w-]+)* docutils container"[^>]*>')
+CELL_PRE = re.compile(r'<div class="(cell_input|output [^"]*)[^>]*>\s*(?:<div class="highlight-\w+ '
+                      r'notranslate">)?<div class="highlight"><pre>(.*?)</pre>', re.DOTALL)  # fmt: skip
+
+
+def shown_cells(page: Path) -> list[tuple[list[str], list[str]]]:
+    """Each code cell of a notebook page: the code it shows, and the text outputs it shows."""
+    text = page.read_text(encoding="utf-8")
+    starts = [m.start() for m in CELL.finditer(text)] + [len(text)]
+    cells = []
+    for a, b in itertools.pairwise(starts):
+        blocks = CELL_PRE.findall(text[a:b])
+        cells.append(([_text(t) for k, t in blocks if k == "cell_input"],
+                      [_text(t) for k, t in blocks if k != "cell_input"]))  # fmt: skip
+    return cells
+
+
+def executed_cells(record: Path) -> list[tuple[list[str], list[str]]]:
+    """Each code cell the build ran (myst-nb's record), as the page shows it: its code unless its
+    input is removed, its text outputs; cells removed from the page are left out. myst-nb merges
+    a cell's stdout into its first stream and keeps the rest in the record too: dropped."""
+    cells = []
+    for cell in json.loads(record.read_text(encoding="utf-8"))["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or "remove-cell" in tags:
+            continue
+        code = [] if "remove-input" in tags else ["".join(cell["source"]).strip()]
+        outputs = []
+        for out in [] if "remove-output" in tags else cell["outputs"]:
+            said = "".join(out.get("text") or out.get("data", {}).get("text/plain", ""))
+            if said and not (outputs and out.get("name") and outputs[-1].endswith(said)):
+                outputs.append(said)
+        cells.append((code, [o.strip() for o in outputs]))
+    return cells
+
+
+def test_each_executed_page_shows_the_code_that_ran_and_what_it_printed(layout) -> None:
+    """The code and the text outputs of every notebook page (tutorial, how-to, explanation,
+    home) are those of the build's own run of it, cell by cell, in each edition: a shape or
+    a number edited on the page, or code changed after it ran, fails."""
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        records = layout.root.parent / "jupyter_execute" / language
+        assert records.is_dir(), f"no executed notebooks at {records}: run nox -s docs"
+        for record in sorted(records.rglob("*.ipynb")):
+            rel = record.relative_to(records).with_suffix(".html")
+            ran, shown = executed_cells(record), shown_cells(folder / rel)
+            if len(ran) != len(shown):
+                problems.append(f"{language} {rel}: {len(shown)} cells shown, {len(ran)} ran")
+            pairs = zip(ran, shown, strict=False)  # a count that differs is said above
+            for number, ((code, printed), (shown_code, shown_printed)) in enumerate(pairs):
+                compared += 1
+                if code != shown_code:
+                    problems.append(f"{language} {rel} cell {number}: the code shown is not "
+                                    f"the code that ran: {shown_code} != {code}")  # fmt: skip
+                if printed != shown_printed:
+                    problems.append(f"{language} {rel} cell {number}: shows {shown_printed}, "
+                                    f"the code printed {printed}")  # fmt: skip
+    assert compared >= 2 * 60, f"only {compared} executed cells compared with their pages"
     assert not problems, "\n".join(problems)
