@@ -183,7 +183,7 @@ katex_prerender = True
 def katex_on_unix_socket(cls, rundir: Path, timeout: float):
     """sphinxcontrib-katex 0.9.11 connects once, as soon as the socket file exists, which can be
     before node listens ("Connection refused"): this tries until it answers. Not its TCP way:
-    node writes each answer in two parts, and TCP holds the second 40 ms (20 s a build)."""
+    node writes each answer in two parts, and TCP held each formula 90 ms (450 an edition)."""
     path, deadline = rundir / "katex.sock", time.monotonic() + timeout
     server = subprocess.Popen(cls.build_command(socket=path), stdin=-1, stdout=-1, cwd=rundir)
     while (sock := socket.socket(socket.AF_UNIX)).connect_ex(str(path)):  # 0: connected
