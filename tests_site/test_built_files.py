@@ -562,3 +562,51 @@ def test_each_executed_page_shows_the_code_that_ran_and_what_it_printed(layout) 
                                     f"the code printed {printed}")  # fmt: skip
     assert compared >= 2 * 60, f"only {compared} executed cells compared with their pages"
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# The Performance page states the goals it measures against
+
+ROW = re.compile(r"<tr\b.*?</tr>", re.DOTALL)
+CELL_TEXT = re.compile(r"<t[dh]\b.*?</t[dh]>", re.DOTALL)
+SHAPE = re.compile(r"\(\d+, \d+, \d+, \d+\)")
+
+
+def table_rows(table: str) -> list[list[str]]:
+    return [[_words(cell) for cell in CELL_TEXT.findall(row)] for row in ROW.findall(table)]
+
+
+def test_the_performance_page_states_the_goals_it_measures_against(layout) -> None:
+    """On the Performance page, in each edition, the goal its method states for each mode and
+    layout (``≤ 0.75 (batch_first=True), ≤ 1.1 (batch_first=False)``) is the goal of every
+    measured row of that mode and layout, the shapes it names are those measured, and each
+    row's mark says what its numbers say (✓ when the ratio is within the goal)."""
+    for language, folder in layout.languages.items():
+        text = (folder / "explanation" / "performance.html").read_text(encoding="utf-8")
+        article = text[text.find("<article") : text.rfind("</article>")]
+        tables = re.findall(r"<table\b.*?</table>", article, re.DOTALL)
+        method, measured = table_rows(tables[0])[1:], table_rows(tables[1])[1:]
+        stated = {}
+        for mode, _, goal in method:
+            for number, layout_named in re.findall(
+                r"≤ ([\d.]+)\s*(?:[(（]batch_first=(\w+))?", goal
+            ):
+                for batch_first in [layout_named] if layout_named else ["True", "False"]:
+                    stated[mode, batch_first] = float(number)
+        assert len(stated) == 6, f"{language}: goals read from the method: {stated}"
+        said = article[article.find(tables[0]) : article.find(tables[1])]
+        shapes = set(SHAPE.findall(_words(said)))
+        problems = []
+        for mode, shape, batch_first, ratio, goal, *_ in measured:
+            limit = float(re.search(r"≤ ([\d.]+)", goal)[1])
+            if limit != stated.get((mode, batch_first)):
+                problems.append(f"{mode} {shape} {batch_first}: measured against ≤ {limit}, the "
+                                f"method says ≤ {stated.get((mode, batch_first))}")  # fmt: skip
+            if ("✓" in goal) != (float(ratio) <= limit):
+                problems.append(f"{mode} {shape} {batch_first}: ratio {ratio}, marked {goal}")
+        if shapes != {row[1] for row in measured}:
+            problems.append(
+                f"shapes named {sorted(shapes)}, measured {sorted({r[1] for r in measured})}"
+            )
+        assert len(measured) == 18, f"{language}: {len(measured)} measured rows"
+        assert not problems, f"{language}:\n" + "\n".join(problems)
