@@ -26,6 +26,7 @@ import itertools
 import json
 import re
 import struct
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -194,6 +195,65 @@ def test_the_editions_show_the_same_things(layout) -> None:
             ]
     assert compared > 100, f"only {compared} pages compared"
     assert not problems, "\n".join(problems[:20])
+
+
+# A translation keeps every number and every name: a paragraph's inline code and the numbers of
+# its prose (outside code and math), paired paragraph by paragraph (p, li, td, dd, in order)
+BLOCK = re.compile(r"<(p|li|td|dd)\b[^>]*>(.*?)</\1>", re.DOTALL)
+INLINE_CODE = re.compile(r'<code class="(?!xref download)[^"]*">(.*?)</code>', re.DOTALL)
+NUMBER = re.compile(r"\d(?:[\d,\u202f\u2009\u00a0]*\d)?(?:\.\d+)?")
+# said another way in Chinese, and as much: the number in words ("67 million": 6700 万)
+SAID_OTHERWISE = {("tutorial/08_tiled_attention.html", "67")}
+
+
+def _without(markup: str, opening: str) -> str:
+    """``markup`` without each element that starts with ``opening`` (a span, nested or not)."""
+    while (start := markup.find(opening)) >= 0:
+        depth, at = 0, start
+        for tag in re.finditer(r"<(/?)span\b", markup[start:]):
+            depth += -1 if tag[1] else 1
+            if depth == 0:
+                at = start + tag.end()
+                break
+        markup = markup[:start] + markup[markup.index(">", at) + 1 :]
+    return markup
+
+
+def facts(page: Path) -> list[Counter]:
+    """Each paragraph's inline code and the numbers of its prose, counted."""
+    text = page.read_text(encoding="utf-8")
+    article = text[text.find("<article") : text.rfind("</article>")]
+    article = re.sub(r"<(pre|script|style)\b.*?</\1>", "", article, flags=re.DOTALL)
+    article = _without(article, '<span class="math')
+    found = []
+    for _, block in BLOCK.findall(re.sub(r'<p class="sphx-glr-timing">.*?</p>', "", article)):
+        names = [_words(code) for code in INLINE_CODE.findall(block)]
+        prose = _words(re.sub(r"<code\b.*?</code>", " ", block, flags=re.DOTALL))
+        numbers = [re.sub(r"[^\d.]", "", n) for n in NUMBER.findall(prose)]
+        found.append(Counter(names) + Counter(numbers))
+    return found
+
+
+def test_a_translation_keeps_every_number_and_name(layout) -> None:
+    """Each paragraph of a Chinese page has the inline code and the numbers of its English
+    twin: a sentence dropped from a translation, or a number changed in it, fails (the
+    number said in words in Chinese is listed in SAID_OTHERWISE)."""
+    english, chinese = layout.main, layout.languages["zh_CN"]
+    problems, compared = [], 0
+    for page in html_pages(english):
+        rel = page.relative_to(english).as_posix()
+        if "generated" in rel or not (chinese / rel).is_file():
+            continue  # the API's pages are English in both; a missing page fails elsewhere
+        ours, theirs = facts(page), facts(chinese / rel)
+        if len(ours) != len(theirs):
+            continue  # test_the_editions_show_the_same_things says which parts differ
+        for number, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            compared += bool(a)
+            lost = sorted(k for k in a - b if (rel, k) not in SAID_OTHERWISE)
+            if lost:
+                problems.append(f"{rel} paragraph {number}: the Chinese lacks {lost}")
+    assert compared > 800, f"only {compared} paragraphs with numbers or code compared"
+    assert not problems, "\n".join(problems)
 
 
 # ---------------------------------------------------------------------------------------------
