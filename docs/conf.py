@@ -68,9 +68,7 @@ exclude_patterns = [
     ".DS_Store",
     "jupyter_execute",
     "**.ipynb_checkpoints",
-    # sphinx-gallery writes a notebook beside each generated page: they are downloads,
-    # not sources (myst-nb would otherwise find two sources per page and re-execute them)
-    "auto_examples/**.ipynb",
+    "auto_examples/**.ipynb",  # sphinx-gallery's notebooks: downloads, not sources
     "locale",  # translation catalogs and the translators' glossary, not pages
 ]
 templates_path = ["_templates"]
@@ -113,8 +111,7 @@ html_theme_options = {
     "icon_links_label": "Icon Links",
 }
 html_context = {"default_mode": "auto"}
-# On Read the Docs each language is its own project (the Chinese one a translation of the
-# English one): the language switcher links to the other project's root.
+# On Read the Docs each language is a project: the language switcher links to the other's root.
 RTD_URL, RTD_LANGUAGE = (
     os.environ.get(f"READTHEDOCS_{v}", "") for v in ("CANONICAL_URL", "LANGUAGE")
 )
@@ -122,11 +119,7 @@ if RTD_URL and RTD_LANGUAGE and f"/{RTD_LANGUAGE}/" in RTD_URL:
     OTHER = "en" if RTD_LANGUAGE.startswith("zh") else "zh-cn"
     html_context["mha_other_language_root"] = RTD_URL.replace(f"/{RTD_LANGUAGE}/", f"/{OTHER}/", 1)
 
-# -- Languages: English source, Simplified Chinese from gettext catalogs --------------------------
-# ``nox -s docs`` builds English into _build/html/en and, side by side, ``-D language=zh_CN``
-# into _build/html/zh_CN, from locale/zh_CN/LC_MESSAGES/<page>.po (one catalog per page; an entry
-# left untranslated shows the English text). The interface's lines (the theme's, sphinx-gallery's,
-# the theme options') are in locale/zh_CN/LC_MESSAGES/sphinx.po; the API pages stay English.
+# -- Languages: English, and Chinese (``-D language=zh_CN``) from locale/zh_CN/LC_MESSAGES/*.po --
 
 language = "en"
 locale_dirs = ["locale/"]
@@ -134,19 +127,12 @@ gettext_compact = False  # one catalog per page: tutorial/02_walkthrough.po, ...
 gettext_uuid = False  # no per-message ids ...
 gettext_location = False  # ... and no source line numbers: catalogs change when the text does
 gettext_auto_build = True
-# The gallery index's thumbnail titles and tooltips are raw HTML: translatable too. A code
-# block's comments and strings are entries of their own (locale/catalogs.py), put in place
-# when the page is read (_ext/translated_sources.py): no block is translated whole.
+# the gallery's thumbnails are raw HTML; code blocks: locale/catalogs.py, translated_sources.py
 gettext_additional_targets = ["raw"]
-# Chinese search: Sphinx segments the Chinese pages with jieba (in the docs extra). The reader's
-# query is not segmented, so a compound typed without spaces (多头注意力, 注意力权重) must itself
-# be an index term: the glossary's compounds are jieba's user dictionary. Other languages
-# ignore the option.
+# Chinese search: jieba segments the pages, not the query, so a compound typed whole (多头注意力)
+# must be a term: the glossary's compounds are jieba's user dictionary.
 html_search_options = {"dict": str(DOCS / "locale" / "zh_CN" / "search-dict.txt")}
-# The values in the edition's language: Sphinx applies ``-D language=zh_CN`` after reading this
-# file, so they are translated once it is known (config-inited, in setup below), from the
-# interface catalog locale/<language>/LC_MESSAGES/sphinx.po: the footer's copyright holder,
-# myst-nb's toggles of a folded cell, the theme's search placeholder and icon links' label.
+# translated from sphinx.po once ``-D language`` is known (config-inited, below)
 TRANSLATED = ["copyright", "nb_code_prompt_show", "nb_code_prompt_hide"]
 TRANSLATED_THEME_OPTIONS = ["search_bar_text", "icon_links_label"]
 
@@ -170,11 +156,7 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # -- Math: KaTeX, run by node when the site is built ----------------------------------------------
-# Each formula is written into the page as KaTeX's HTML (what the reader sees, in KaTeX's fonts)
-# and its MathML (what a screen reader reads). The page loads KaTeX's stylesheet and the fonts its
-# formulas use, from _static/katex-<version>: KaTeX's dist/katex.min.css and fonts (MIT), only
-# their woff2 files, of the version sphinxcontrib-katex runs (another version's folder is
-# missing, and every page's request for it fails the browser checks).
+# HTML (seen) and MathML (read aloud); _static/katex-<version>: its css and woff2 fonts (MIT)
 from sphinxcontrib.katex import KaTeXServer, katex_version
 
 katex_prerender = True
@@ -198,9 +180,8 @@ KaTeXServer.start_server_process = classmethod(katex_on_unix_socket)
 katex_css_path = f"katex-{katex_version}/katex.min.css"
 
 # -- Each page's description: sphinxext-opengraph -------------------------------------------------
-# <meta name="description"> from the page's first paragraph, in its language (the translated
-# text), or a page's ``description`` in its front matter; og:* lines for link previews, without
-# drawing a social card image per page.
+# <meta name="description"> from the page's first (translated) paragraph or its front matter's
+# ``description``; og:* lines for link previews, no social card images.
 ogp_site_url = mha_documentation_url
 ogp_enable_meta_description = True
 ogp_social_cards = {"enable": False}
@@ -216,8 +197,7 @@ nb_execution_show_tb = True
 nb_merge_streams = True
 nb_code_prompt_show = "Show code cell {type}"  # myst-nb's defaults, translated above
 nb_code_prompt_hide = "Hide code cell {type}"
-# sphinx-gallery's notebooks are excluded above; myst-nb reads only the tutorial's Markdown
-nb_execution_excludepatterns = ["auto_examples/*"]
+nb_execution_excludepatterns = ["auto_examples/*"]  # myst-nb reads only the Markdown pages
 from myst_nb.core.execute.cache import NotebookClientCache
 
 _start_cached = NotebookClientCache.start_client
@@ -241,36 +221,26 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",  # every plot_*.py is executed, none is shown unrun
     "ignore_pattern": r"__init__\.py",
     "within_subsection_order": "FileNameSortKey",  # plot_01_..., plot_02_...
-    # A failing example fails the build: sphinx-gallery runs them all, then ends the build
-    # with an error listing each failure (abort_on_example_error=True would stop at the first).
-    "abort_on_example_error": False,
-    # the examples run as many at a time as Sphinx's -j (nox -s docs: one per core)
-    "parallel": True,
+    "abort_on_example_error": False,  # a failing example fails the build, after all have run
+    "parallel": True,  # as many examples at a time as Sphinx's -j
     "only_warn_on_example_error": False,
     "download_all_examples": True,  # zips of every .py and every .ipynb
     "notebook_extensions": {".py"},  # each example also downloads as a notebook
-    # each notebook's first cell installs what it imports, the wheel saved beside it (pip's
-    # log left out)
+    # each notebook's first cell installs what it imports, the wheel saved beside it
     "first_notebook_cell": mha_install.replace("python -m pip install", "%pip install --quiet"),
-    # matplotlib's scraper plus each figure's phone layout; an example's head_explorer_data
-    "image_scrapers": ("gallery_figures.scraper", "json_directives.scraper"),
+    "image_scrapers": ("gallery_figures.scraper", "json_directives.scraper"),  # + phone, JSON
     "reset_modules": ("matplotlib",),  # fresh rcParams and figures for each example
     "doc_module": ("mha",),  # record which examples use which mha names ...
     "backreferences_dir": "gen_modules/backreferences",  # ... for each API page's minigallery
     "exclude_implicit_doc": set(),
     "inspect_global_variables": True,
-    # The execution-time pages load jQuery and DataTables from a CDN: off. Each example page
-    # still ends with its running time, and the build log prints every example's.
-    "write_computation_times": False,
+    "write_computation_times": False,  # those pages load scripts from a CDN; the log has them
     "min_reported_time": 0,
     "show_memory": False,
     "remove_config_comments": True,
     "run_stale_examples": False,  # on for one build when the package changed (_ext/package.py)
-    # Figures: drawn for the text column (about 7 in) and saved a second time at twice the
-    # resolution for high-DPI screens.
-    "image_srcset": ["2x"],
-    # A cell ending in a plotting call would print the object it returns
-    # (<matplotlib.colorbar.Colorbar object at 0x...>, Text(...)): never show those.
+    "image_srcset": ["2x"],  # figures drawn for the text column, and at twice that for HiDPI
+    # a cell ending in a plotting call would print what it returns (Text(...)): never shown
     "ignore_repr_types": r"matplotlib|mpl_toolkits",
 }
 
