@@ -232,7 +232,7 @@ ANSWER_JS = """() => {
   const shown = [...node.querySelectorAll('.hx-form:not(.hx-sizer)')].map((f) => f.textContent);
   return {text: shown.join(''), prediction: node.dataset.prediction,
           probability: node.dataset.probability, verdict: node.dataset.verdict,
-          inside: node.dataset.inside,
+          inside: node.dataset.inside, decide: node.dataset.decide,
           note: document.querySelector('.head-explorer .hx-note').textContent};
 }"""
 
@@ -496,17 +496,17 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
     # the head agreement needs off: the heads left push almost nothing, and the page says so
     enter(page, "the keys near the lamp is/are")
     role = data["roles"]["agreement"]["head"]
-    decide = page.locator(".head-explorer .hx-decide")
-    assert decide.is_hidden()
+    assert answer(page)["decide"] == ""
     switch(page, role).click()
     pushes = [float(p) for p in page.eval_on_selector_all(
         ".head-explorer .hx-push", "ps => ps.map((p) => p.dataset.push)")]  # fmt: skip
     assert pushes[role] == 0 and max(abs(p) for p in pushes) < SMALL, pushes
-    assert text["nothing_left"].split("{")[0] in decide.inner_text()
+    said = answer(page)  # in the verdict, whose box is as tall as its longest form
+    assert text["nothing_left"].split("{")[0] in said["decide"] and said["decide"] in said["text"]
     for head in range(len(pushes)):  # every head off: no "heads still on" to speak of
         if head != role:
             switch(page, head).click()
-    said = decide.inner_text()
+    said = answer(page)["decide"]
     assert (
         text["nothing_on"].split("{")[0] in said and text["nothing_left"].split("{")[0] not in said
     )
@@ -705,9 +705,10 @@ def test_no_verdict_on_what_is_not_a_sentence(explorer, language: str) -> None:
     enter(page, "the keys near the box is/")  # "is/", half typed: finished with is/are
     assert message(page).startswith(text["problem_typing"]), message(page)
     assert page.locator(".head-explorer .hx-suggestion[data-word='is/are']").count() == 1
-    enter(page, "the dogs saw the boy because they")  # English decides: the dogs
+    enter(page, "the dogs saw the boy because they")  # English decides: the dogs, the first
     said = answer(page)["text"]
-    assert said.startswith(text["answer_means"].format(pronoun="they", word="dogs")), said
+    first = text["value_person"].format(value=text["value_first"], word="dogs")
+    assert said.startswith(text["answer"].format(answer=first)), said
     if language == "zh_CN":  # "they" for animals: 它们
         glosses = page.eval_on_selector_all(
             ".head-explorer .hx-queries .hx-gloss", "g => g.map((t) => t.textContent)"
@@ -717,7 +718,7 @@ def test_no_verdict_on_what_is_not_a_sentence(explorer, language: str) -> None:
     assert message(page).startswith(text["problem_typing"]), message(page)
     assert page.locator(".head-explorer .hx-suggestion[data-word='helped']").count() == 1
     enter(page, "the girl met the woman because she")  # every head on: no "heads still on"
-    assert page.locator(".head-explorer .hx-decide").is_hidden()
+    assert answer(page)["decide"] == ""
     if language == "zh_CN":  # is/are where English decides no number: the verb alone, 是
         enter(page, "the boy met the girls is/are")
         glosses = page.eval_on_selector_all(
@@ -839,7 +840,18 @@ TYPED = [
     ("the dog helped the girl because she", "several"),  # a dog can be "she" too
     ("the boy saw the key because he.", "means"),  # he: the boy, in no sentence of two people
     ("the keys keys near the box is/are", "plural"),  # the subject's noun twice, read through
-    ("the dogs saw the boy because they", "means"),  # they: the dogs
+    ("the dogs saw the boy because they", "first"),  # they: the dogs, the first of two named
+    ("the dogs helped the king so they", "first"),  # an animal and a person, the only two named
+    ("the dog helped the dogs when they", "second"),
+    ("the woman called the dogs because they", "second"),
+    ("he met the queen because she", "second"),  # a pronoun as the first of the two
+    ("she thanked the king because he", "second"),
+    ("they met the king because he", "second"),
+    ("he met the queen so they", "together"),
+    ("the man saw the dog because he", "several"),  # finished: "he", not "helped" on its way
+    ("the king king met the queen because he", "several"),
+    ("the book the book the book is/are", "singular"),  # every noun of one number decides
+    ("the keys the keys is/are", "plural"),
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
 ]
@@ -848,7 +860,7 @@ SWEEP_JS = """(sentences) => {
   const root = document.querySelector('.head-explorer');
   const field = root.querySelector('.hx-input');
   const boxes = [...root.querySelectorAll('.hx-switch')];
-  const answer = root.querySelector('.hx-answer'), decide = root.querySelector('.hx-decide');
+  const answer = root.querySelector('.hx-answer');
   return sentences.map((sentence) => {
     for (const typed of [sentence.slice(0, -1), sentence]) { // the last word typed, then done
       field.value = typed;
@@ -857,7 +869,8 @@ SWEEP_JS = """(sentences) => {
     const states = [];
     for (let off = -1; off < boxes.length; off++) {
       if (off >= 0) boxes[off].click();
-      states.push({off, ...answer.dataset, decide: decide.hidden ? '' : decide.textContent,
+      states.push({off, ...answer.dataset,
+        shown: answer.querySelector('.hx-form:not(.hx-sizer)').textContent,
         push: [...root.querySelectorAll('.hx-push')].map((p) => ({value: Number(p.dataset.push),
           side: p.dataset.side, said: p.querySelector('.hx-form:not(.hx-sizer)').textContent,
           bar: p.querySelector('.hx-bar').style.width}))});
@@ -976,6 +989,7 @@ def _typed_in(watch: Watch, language: str) -> None:
                 assert text.get(f"side_{toward}", text[f"value_{toward}"]) in push["said"], where
                 assert signed(push["value"]) in push["said"], (where, push)
                 assert push["side"] == ("plus" if push["value"] > 0 else "minus"), (where, push)
+            assert state["decide"] in state["shown"], (where, state["shown"])
             assert bool(state["decide"]) == (off >= 0 and max(left) < SMALL), (
                 where,
                 state["decide"],

@@ -202,17 +202,22 @@
   }
 
   // Whom the pronoun can mean, by number and gender: each person it fits, each animal of its
-  // number (a dog can be "he" or "she", dogs "they"), and for "they", two or more people named
-  // one by one, together.
+  // number (a dog can be "he" or "she", dogs "they"), a pronoun before it that is the same word
+  // ("he met the queen because he"), and for "they", two or more people named one by one,
+  // together. `named`: every person, animal and pronoun before the last word, in order.
   function referents(data, tokens, pronoun) {
-    const people = tokens.map((w, i) => (data.words[w].refers ? i : -1)).filter((i) => i >= 0);
+    const pronouns = data.queries.pronoun;
+    const before = tokens.slice(0, -1);
     const fits = (w) => { // the pronouns a word can be meant by
       const { refers, animal, number } = data.words[w];
+      if (pronouns.includes(w)) return [w];
       return refers ? [refers] : animal ? (number === "plural" ? ["they"] : ["he", "she"]) : [];
     };
-    const found = tokens.map((w, i) => i).filter((i) => fits(tokens[i]).includes(pronoun));
-    const single = people.filter((i) => data.words[tokens[i]].refers !== "they");
-    return { people, single, found: pronoun === "they" && single.length > 1 ? [...found, "together"] : found };
+    const named = before.map((w, i) => i).filter((i) => fits(before[i]).length);
+    const people = named.filter((i) => data.words[before[i]].refers || pronouns.includes(before[i]));
+    const found = named.filter((i) => fits(before[i]).includes(pronoun));
+    const single = people.filter((i) => (data.words[before[i]].refers || before[i]) !== "they");
+    return { named, people, single, found: pronoun === "they" && single.length > 1 ? [...found, "together"] : found };
   }
 
   // The sentence's task (from its last word), whether the model was trained on its kind (the
@@ -249,33 +254,32 @@
         const distractor = parsed.distractor !== undefined ? parsed.distractor : parsed.fronted;
         if (distractor !== undefined) marks.distractor = distractor; // the noun nearest the verb
         answer = data.words[tokens[parsed.subject]].number;
-      } else {
-        why = tokens.some((w) => data.words[w].number) ? "none" : "noun";
+      } else { // of no kind the grammar reads: decided where every noun is of one number
+        const numbers = new Set(tokens.slice(0, query).map((w) => data.words[w].number).filter(Boolean));
+        if (numbers.size === 1) [answer] = numbers; // "the book the book is/are"
+        else why = numbers.size ? "none" : "noun";
       }
     } else {
       const who = referents(data, tokens, tokens[query]);
       count = who.people.length;
       found = who.found;
-      if (parsed) {
-        marks.people = [parsed.first, parsed.second]; // the two the model chooses between
-        const at = marks.people.indexOf(found[0]);
-        if (found.length === 1 && at >= 0) {
-          [marks.antecedent, marks.other, answer] = [found[0], marks.people[1 - at], ["first", "second"][at]];
-        } else if (found.length === 1) {
-          why = found[0] === "together" ? "together" : "phrase";
-          if (found[0] !== "together") marks.antecedent = found[0];
-        } else {
-          why = found.length ? "several" : "neither";
-        }
+      // the two the model chooses between: the pattern's; else the two people named; or the
+      // only two named at all, where the pronoun means one ("the dogs helped the king so they")
+      let two = parsed ? [parsed.first, parsed.second] : count === 2 ? who.people : [];
+      const one = found.length === 1 && found[0] !== "together";
+      if (one && !two.includes(found[0]) && who.named.length === 2) two = who.named;
+      marks.people = two;
+      const at = two.indexOf(found[0]);
+      if (one && at >= 0) {
+        [marks.antecedent, marks.other, answer] = [found[0], two[1 - at], ["first", "second"][at]];
+      } else if (found.length === 1 && found[0] === "together") {
+        why = "together";
+      } else if (one) { // English decides, but not between the two the model knows
+        [why, marks.antecedent] = [parsed ? "phrase" : "means", found[0]];
+      } else if (found.length > 1) {
+        why = "several"; // "the dog ... the girl ... she"
       } else {
-        marks.people = count === 2 ? who.people : [];
-        if (found.length === 1 && found[0] !== "together") {
-          [why, marks.antecedent] = ["means", found[0]]; // English decides, in a sentence not of two people
-        } else if (found.length > 1) {
-          why = "several"; // "the dog ... the girl ... she"
-        } else {
-          why = count === 0 ? "nobody" : count === 2 ? "none" : "people";
-        }
+        why = parsed ? "neither" : count === 0 ? "nobody" : count === 2 ? "none" : "people";
       }
       if (why === "together") group = who.single; // "they": these people, together
     }
@@ -284,7 +288,8 @@
     if (open && (why === "noun" || why === "nobody")) return { problem: "fragment_" + task, word: tokens[query] };
     // still being typed, of no kind the grammar reads, and its last word the start of a longer
     // one ("the king he", on the way to "helped"): the reader is typing that word, no verdict yet
-    if (open && !parsed && longer(tokens[last])) return { problem: "typing", completes: tokens[last] };
+    const joined = ["because", "so", "when"].includes(tokens[last - 1]); // "... because he": whole
+    if (open && !parsed && !joined && longer(tokens[last])) return { problem: "typing", completes: tokens[last] };
     const inside = Boolean(roles.trained) && answer !== null;
     return { task, query, marks, answer, inside, why, count, found, group };
   }
@@ -513,12 +518,11 @@
         state.toggled = h;
         state.result = state.runs[key(state.removed)];
         draw();
-        announce(sentences([shown(changes[h]), shown(answer), decide.textContent]));
+        announce(sentences([shown(changes[h]), shown(answer)]));
       });
       switches.push(box);
       changes.push(el("p", { class: "hx-change hx-steady", "data-head": String(h) }, card));
     }
-    const decide = el("p", { class: "hx-decide", hidden: "" }, heads); // the heads left decide nothing
 
     const figure = el("div", { class: "hx-figure" }, ui);
     const summary = el("p", { class: "hx-summary" }, ui);
@@ -850,6 +854,20 @@
       return said || fill(text.answer_people, { n: sentence.count });
     }
 
+    // With the heads of `k` off, whether those still on decide nothing: each push left below
+    // SMALL, the readout sees the query word and its position (said only with a head off: with
+    // every head on, small pushes are this sentence's own). Part of the verdict, whose box keeps
+    // the height of its longest form: no switch moves what is below it.
+    function nothing(k) {
+      const off = k ? k.split(",").map(Number) : [];
+      const left = state.runs[k].push.filter((_, h) => !off.includes(h)).map(Math.abs);
+      if (!off.length || (left.length > 0 && Math.max(...left) >= SMALL)) return "";
+      return fill(left.length ? text.nothing_left : text.nothing_on, {
+        token: state.tokens[state.tokens.length - 1], left: size(Math.max(...left, 0)),
+        half: (1 / data.model.classes[state.sentence.task].length).toFixed(1),
+      });
+    }
+
     // The verdict with the heads of `k` switched off: the correct answer or why there is none,
     // the prediction marked right or wrong, and what switching heads off did.
     function verdict(k) {
@@ -872,7 +890,7 @@
         const away = data.model.classes[sentence.task].find((c) => c !== toward);
         const kept = Math.abs(pushed) < TINY ? fill(text.unchanged_none, { heads: list(off), value: TINY })
           : fill(text.unchanged, { heads: list(off), value: signed(pushed), side: side(pushed < 0 ? away : toward) });
-        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : kept);
+        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : kept, nothing(k));
       }
       return { text: sentences(parts), verdict: mark(now.c) };
     }
@@ -945,15 +963,7 @@
       note.hidden = sentence.inside;
       Object.assign(answer.dataset, {
         prediction: now.c, probability: now.p, verdict: mark(now.c), inside: String(sentence.inside),
-        why: sentence.why || "",
-      });
-      // the heads still on decide nothing: the readout sees the query word and its position
-      const left = push.filter((_, h) => !state.removed.has(h)).map(Math.abs);
-      // (said only with a head off: with every head on, small pushes are this sentence's own)
-      decide.hidden = !state.removed.size || (left.length > 0 && Math.max(...left) >= SMALL);
-      decide.textContent = decide.hidden ? "" : fill(left.length ? text.nothing_left : text.nothing_on, {
-        token: tokens[tokens.length - 1], left: size(Math.max(...left, 0)),
-        half: (1 / data.model.classes[sentence.task].length).toFixed(1),
+        why: sentence.why || "", decide: nothing(key(state.removed)),
       });
       const text_ = describe(shown);
       if (summary.textContent !== text_) summary.textContent = text_;

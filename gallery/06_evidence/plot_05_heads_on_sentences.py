@@ -806,12 +806,13 @@ assert shown_heads[0] != shown_heads[1]  # two different heads, two relations
 # person beside the first, a phrase after the second, two people the pronoun both fits, "they"
 # for two people named one by one, or words in any order. With them, sentences the generator
 # writes. A pronoun means whoever it fits by number and gender, among every person named (an
-# animal fits each pronoun of its number); "they" can also mean two people named one by one,
-# together. English decides the answer when the
-# pronoun can mean one only, and the model can give it when that one is the first or the second
-# of its two people. The site's tests run the page on all of them: those of the generator's kind
-# must get its answer, and every other one the page's note that the model never saw such a
-# sentence. On the generator's kind, the model must be right nearly always.
+# animal fits each pronoun of its number, a pronoun the same word); "they" can also mean two
+# people named one by one, together. English decides the answer when the pronoun can mean one
+# only, and the model can give it when that one is the first or the second of its two people
+# (or of the only two named, people, animals or pronouns); a verb slot after nouns that are all
+# of one number takes that number. The site's tests run the page on all of them: those of the
+# generator's kind must get its answer, and every other one the page's note that the model
+# never saw such a sentence. On the generator's kind, the model must be right nearly always.
 
 KINDS = ["adjectives", "person", "bare", "fronted", "short", "three", "phrases", "both", "together", "words"]  # fmt: skip
 
@@ -826,20 +827,30 @@ FITS = {noun: ("they",) if NUMBER[noun] == "plural" else ("he", "she") for noun 
 
 
 def referents(tokens):
-    """Whom the pronoun at the end can mean: each person it fits, each animal of its number,
-    and for "they", two or more people named one by one, together."""
-    people = [i for i, word in enumerate(tokens) if word in REFERS]
-    fits = [(REFERS[word],) if word in REFERS else FITS.get(word, ()) for word in tokens]
-    found = [i for i, pronouns in enumerate(fits) if tokens[-1] in pronouns]
-    single = [i for i in people if REFERS[tokens[i]] != "they"]
-    return found + (["together"] if tokens[-1] == "they" and len(single) > 1 else [])
+    """Whom the pronoun at the end can mean: each person it fits, each animal of its number, a
+    pronoun before it that is the same word, and for "they", two or more people named one by
+    one, together. With them, every person, animal and pronoun named before it, in order, and
+    the people (persons and pronouns) among them."""
+    before = tokens[:-1]
+    fits = [(w,) if w in QUERIES["pronoun"] else (REFERS[w],) if w in REFERS else FITS.get(w, ()) for w in before]  # fmt: skip
+    named = [i for i, pronouns in enumerate(fits) if pronouns]
+    people = [i for i in named if before[i] in REFERS or before[i] in QUERIES["pronoun"]]
+    found = [i for i in named if tokens[-1] in fits[i]]
+    single = [i for i in people if REFERS.get(before[i], before[i]) != "they"]
+    return found + (["together"] if tokens[-1] == "they" and len(single) > 1 else []), named, people
 
 
-def decide(tokens, first, second):
-    """The answer English gives: the one person the pronoun can mean, if that is the first or
-    the second of the two the model chooses between (else None)."""
-    found = referents(tokens)
-    return {first: "first", second: "second"}.get(found[0]) if len(found) == 1 else None
+def decide(tokens, first=None, second=None):
+    """The answer English gives: the one person (or animal) the pronoun can mean, if that is the
+    first or the second of the two the model chooses between: the grammar's ``first`` and
+    ``second``, else the two people named, else the only two named at all (else None)."""
+    found, named, people = referents(tokens)
+    if len(found) != 1 or found[0] == "together":
+        return None
+    two = (first, second) if first is not None else tuple(people) if len(people) == 2 else ()
+    if found[0] not in two and len(named) == 2:  # "the dogs helped the king so they"
+        two = tuple(named)
+    return {two[0]: "first", two[1]: "second"}.get(found[0]) if two else None
 
 
 def two_people(s):
@@ -895,8 +906,11 @@ def read_from(s):
     """Whether ``s`` is of the generator's kind, and its answer, as the grammar gives them."""
     trained, wider = (parse(s["tokens"], s["task"], which) for which in ("trained", "wider"))
     roles = trained or wider
+    if not roles and s["task"] == "agreement":  # decided where every noun is of one number
+        numbers = {NUMBER[w] for w in s["tokens"][:-1] if w in NUMBER}
+        return False, numbers.pop() if len(numbers) == 1 else None
     if not roles:
-        return False, None
+        return False, decide(s["tokens"])
     if s["task"] == "agreement":
         return bool(trained), NUMBER[s["tokens"][roles["subject"]]]
     answer = decide(s["tokens"], roles["first"], roles["second"])
