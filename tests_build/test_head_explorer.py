@@ -70,13 +70,14 @@ def build(app) -> tuple[Path, str]:
 
 
 def embedded(out: Path) -> dict:
-    """The explorer's container on the built page: its attributes and its JSON by class."""
+    """The explorer's container on the built page, its attributes, and its script's JSON."""
     html = (out / "heads.html").read_text(encoding="utf-8")
     found = re.search(r'<div class="head-explorer"([^>]*)>(.*?)<div class="hx-ui" hidden>', html)
-    scripts = re.findall(r'<script type="application/json" class="(hx-\w+)">(.*?)</script>', html)
+    script = (out / "_static" / "head-explorer-data.js").read_text(encoding="utf-8")
+    given = json.loads(script.removeprefix("self.mhaHeadExplorer = ").removesuffix(";"))
     attrs = {name: unescape(value) for name, value in re.findall(r' ([\w-]+)="([^"]*)"', found[1])}
-    return {"html": html, "attrs": attrs,
-            "inside": found[2], **{name: json.loads(text) for name, text in scripts}}  # fmt: skip
+    return {"html": html, "attrs": attrs, "inside": found[2],
+            **{f"hx-{name}": value for name, value in given.items()}}  # fmt: skip
 
 
 @pytest.mark.sphinx("html", testroot="json-directives")
@@ -94,7 +95,8 @@ def test_the_page_embeds_the_data_and_its_words(app) -> None:
     }
     assert f'<noscript><p class="hx-noscript">{WORDS["noscript"]}</p></noscript>' in found["inside"]
     assert '<div class="hx-try">' in found["inside"]  # what to try, before the controls
-    assert 'src="_static/head-explorer.js' in found["html"] and "head-explorer.css" in found["html"]
+    data, script = (found["html"].find(f'src="_static/{n}') for n in (hx.DATA_SCRIPT, "head-explorer.js"))  # fmt: skip
+    assert 0 < data < script and "head-explorer.css" in found["html"]  # the data first
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "head-explorer.js" not in index and "head-explorer.css" not in index  # only with one
 

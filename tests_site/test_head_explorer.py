@@ -46,8 +46,8 @@ TOLERANCE = 1e-5  # the page against PyTorch: float64 arithmetic on float32 para
 LINES_JS = """() => [...document.querySelectorAll('.head-explorer .hx-line')].map((l) => ({
   head: Number(l.dataset.head), query: Number(l.dataset.query), key: Number(l.dataset.key),
   weight: Number(l.dataset.weight), opacity: Number(l.getAttribute('stroke-opacity'))}))"""
-DATA_JS = "() => JSON.parse(document.querySelector('.head-explorer > script.hx-data').textContent)"
-TEXT_JS = "() => JSON.parse(document.querySelector('.head-explorer > script.hx-text').textContent)"
+DATA_JS = "() => self.mhaHeadExplorer.data"  # head-explorer-data.js: the model, its words...
+TEXT_JS = "() => self.mhaHeadExplorer.text"  # ... and the explorer's words in the page's language
 # PyTorch's outputs, from the file the page links, kept in the page (read once per page): the
 # checks below run there, and only their findings come back.
 PARITY_JS = """async (sentence) => {
@@ -58,7 +58,7 @@ PARITY_JS = """async (sentence) => {
   return sentence === undefined ? null
     : window.hxParity.sentences.find((s) => s.tokens.join(' ') === sentence);
 }"""
-PAGE_DATA = "data = data || JSON.parse(document.querySelector('.head-explorer > script.hx-data').textContent);"
+PAGE_DATA = "data = data || self.mhaHeadExplorer.data;"
 # The page's own functions on every parity sentence: with no head removed and each removed.
 COMPARE_JS = (
     """(data) => {
@@ -166,7 +166,7 @@ def explorer(browser, base_url, layout):
 
 RESET_JS = """() => {
   const root = document.querySelector('.head-explorer');
-  const data = JSON.parse(root.querySelector('script.hx-data').textContent);
+  const data = self.mhaHeadExplorer.data;
   for (const box of root.querySelectorAll('.hx-switch')) if (!box.checked) box.click();
   const role = String(data.roles.agreement.head);
   for (const b of root.querySelectorAll('.hx-head')) {

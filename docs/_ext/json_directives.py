@@ -167,6 +167,7 @@ TASKS = {
     "pronoun": {"marks": ("antecedent", "other"), "values": ("first", "second")},
 }
 HEADS_WRITER = "the gallery example that sets head_explorer_data (nox -s docs -- clean)"
+DATA_SCRIPT = "head-explorer-data.js"
 GLOBALS = {"head_explorer_data": "head_explorer", "head_explorer_parity": "head_explorer_parity"}
 
 
@@ -259,7 +260,7 @@ def try_html(data: dict, messages: Messages) -> str:
 
 
 def head_explorer(app, node: json_output, messages: Messages) -> nodes.Node:
-    """The explorer's container, what to try, and the data and words for its script."""
+    """The explorer's container, what to try; its data and words: DATA_SCRIPT, loaded later."""
     data = read_json(app, node, HEADS_WRITER)
     region, noscript = html.escape(messages["region"]), html.escape(messages["noscript"])
     written = (
@@ -267,12 +268,10 @@ def head_explorer(app, node: json_output, messages: Messages) -> nodes.Node:
         f' data-gloss="{str(app.config.language.startswith("zh")).lower()}">'
         f'<noscript><p class="hx-noscript">{noscript}</p></noscript>'
         f"{try_html(data, messages)}"
-        '<div class="hx-ui" hidden></div>'
-        f'<script type="application/json" class="hx-data">{script_json(data)}</script>'
-        f'<script type="application/json" class="hx-text">{script_json(messages)}</script>'
-        f'<script type="application/json" class="hx-tasks">{script_json(TASKS)}</script>'
-        "</div>"
+        '<div class="hx-ui" hidden></div></div>'
     )
+    given = script_json({"data": data, "text": messages, "tasks": TASKS})  # run once the page shows
+    Path(app.outdir, "_static", DATA_SCRIPT).write_text(f"self.mhaHeadExplorer = {given};", "utf-8")
     raw = nodes.raw("", written, format="html")
     raw["head-explorer"] = True  # for add_assets (a class would wrap the HTML in another <div>)
     return raw
@@ -282,6 +281,7 @@ def add_assets(app, pagename, templatename, context, doctree) -> None:
     """The explorer's script and style (in ``_static``), on the pages that have one only."""
     if doctree is not None and any(n.get("head-explorer") for n in doctree.findall(nodes.raw)):
         app.add_css_file("head-explorer.css")
+        app.add_js_file(DATA_SCRIPT, loading_method="defer")
         app.add_js_file("head-explorer.js", loading_method="defer")
 
 

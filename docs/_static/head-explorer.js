@@ -341,10 +341,6 @@
     return node;
   }
 
-  function readJSON(root, selector) {
-    return JSON.parse(root.querySelector(selector).textContent);
-  }
-
   function size(x) {
     // "4.12", "0.004": two decimals, three below 0.01; below TINY, TINY (an upper bound)
     return x >= 0.01 ? x.toFixed(2) : x >= TINY ? x.toFixed(3) : String(TINY);
@@ -380,9 +376,7 @@
 
   function Explorer(root) {
     const id = "hx" + count++;
-    const data = readJSON(root, ":scope > script.hx-data");
-    const text = readJSON(root, ":scope > script.hx-text");
-    const tasks = readJSON(root, ":scope > script.hx-tasks");
+    const { data, text, tasks } = self.mhaHeadExplorer; // head-explorer-data.js, loaded before
     const chinese = root.dataset.gloss === "true";
     const ui = root.querySelector(":scope > .hx-ui");
     const m = model(data);
