@@ -267,7 +267,7 @@
       // only two named at all, where the pronoun means one ("the dogs helped the king so they")
       let two = parsed ? [parsed.first, parsed.second] : count === 2 ? who.people : [];
       const one = found.length === 1 && found[0] !== "together";
-      if (one && !two.includes(found[0]) && who.named.length === 2) two = who.named;
+      if ((one && !two.includes(found[0]) || !two.length) && who.named.length === 2) two = who.named;
       marks.people = two;
       const at = two.indexOf(found[0]);
       if (one && at >= 0) {
