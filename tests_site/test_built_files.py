@@ -16,7 +16,11 @@
   so a Chinese page showing an English figure fails whatever its file name and alt text say;
 - each download holds the code its page shows: a gallery example's ``.py`` its page's code
   blocks, a tutorial notebook its page's code cells (after the install cell), in each edition
-  (``nox -s downloads`` runs them; test_downloads.py checks a notebook against its script).
+  (``nox -s downloads`` runs them; test_downloads.py checks a notebook against its script);
+- each notebook page shows the code the build ran and what it printed, cell by cell (the
+  build's record, ``_build/jupyter_execute``, beside the site);
+- a Chinese paragraph keeps the inline code and the numbers of its English twin;
+- the Performance page's method states the goals its measured rows are checked against.
 """
 
 from __future__ import annotations
