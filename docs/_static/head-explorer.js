@@ -350,17 +350,19 @@
     return (x < 0 ? "−" : "+") + size(Math.abs(x)); // "+4.12", "−0.31", "+0.004"
   }
 
-  // A box that keeps the height of the longest of its `forms` (each {text, verdict}): all laid
+  // A box that keeps the height of the longest of its `forms` ({text, verdict, aside}): all laid
   // out in one grid cell, only the one shown visible to eyes and to assistive technology.
   // Returns the function that shows form i.
   function steady(box, forms) {
     const nodes = new Map();
     box.textContent = "";
     const at = forms.map((form) => {
-      const found = (form.verdict || "none") + "|" + form.text;
+      const found = (form.verdict || "none") + "|" + form.text + "|" + (form.aside || "");
       if (!nodes.has(found)) {
         const node = el("span", { class: "hx-form", "data-verdict": form.verdict || "none" }, box);
-        node.textContent = form.text;
+        const whole = sentences([form.text, form.aside]); // an aside: the same box, not bold
+        node.textContent = whole.slice(0, whole.length - (form.aside || "").length);
+        if (form.aside) el("span", { class: "hx-aside" }, node).textContent = form.aside;
         nodes.set(found, node);
       }
       return nodes.get(found);
@@ -884,9 +886,9 @@
         const away = data.model.classes[sentence.task].find((c) => c !== toward);
         const kept = Math.abs(pushed) < TINY ? fill(text.unchanged_none, { heads: list(off), value: TINY })
           : fill(text.unchanged, { heads: list(off), value: signed(pushed), side: side(pushed < 0 ? away : toward) });
-        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : kept, nothing(k));
+        parts.push(before.c !== now.c ? fill(text[change], { heads: list(off) }) : kept);
       }
-      return { text: sentences(parts), verdict: mark(now.c) };
+      return { text: sentences(parts), verdict: mark(now.c), aside: nothing(k) };
     }
 
     // What switching head `h` did, to reach the heads off in `k`: next to its switch.
