@@ -29,6 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from pagechecks import element_end  # tests_site/, this script's folder
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE_TESTS = ("-c", "tests_site/pytest.ini")
 BUILD_TESTS = ("-c", "tests_build/pytest.ini")
@@ -74,13 +76,7 @@ def drop_element(root: Path, rel: str, opening: str) -> None:
     path = root / rel
     text = path.read_text(encoding="utf-8")
     start = text.index(opening)
-    depth, at = 0, start
-    for tag in re.finditer(r"<(/?)div\b", text[start:]):
-        depth += -1 if tag[1] else 1
-        if depth == 0:
-            at = start + tag.end()
-            break
-    write(path, text[:start] + text[text.index(">", at) + 1 :])
+    write(path, text[:start] + text[element_end(text, start, "div") :])
 
 
 def swap_editions(root: Path, *names: str) -> None:

@@ -608,6 +608,17 @@ def install_line(html: str) -> tuple[str, str] | None:
     return command, link["href"] if link else ""
 
 
+def element_end(markup: str, start: int, tag: str) -> int:
+    """Where the ``tag`` element that opens at ``start`` ends (after its closing ``>``), the
+    elements of the same name inside it counted."""
+    depth = 0
+    for found in re.finditer(rf"<(/?){tag}\b", markup[start:]):
+        depth += -1 if found[1] else 1
+        if depth == 0:
+            return markup.index(">", start + found.end()) + 1
+    return len(markup)
+
+
 CJK = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character
 # a run of four or more Latin words, as a sentence of English has (names are shorter; shape
 # letters such as B, H, L, D are not words)

@@ -36,7 +36,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from pagechecks import CJK, ENGLISH_RUN
+from pagechecks import CJK, ENGLISH_RUN, element_end
 from sitescan import html_pages
 
 EDITIONS = {"en", "zh_CN"}  # the site's languages (docs/_ext/site_facts.py)
@@ -213,13 +213,7 @@ SAID_OTHERWISE = {("tutorial/08_tiled_attention.html", "67")}
 def _without(markup: str, opening: str) -> str:
     """``markup`` without each element that starts with ``opening`` (a span, nested or not)."""
     while (start := markup.find(opening)) >= 0:
-        depth, at = 0, start
-        for tag in re.finditer(r"<(/?)span\b", markup[start:]):
-            depth += -1 if tag[1] else 1
-            if depth == 0:
-                at = start + tag.end()
-                break
-        markup = markup[:start] + markup[markup.index(">", at) + 1 :]
+        markup = markup[:start] + markup[element_end(markup, start, "span") :]
     return markup
 
 
