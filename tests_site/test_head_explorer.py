@@ -1189,8 +1189,16 @@ BACK_TO_TOP_JS = """() => {
   button.style.display = 'block';
   const r = button.getBoundingClientRect();
   button.style.display = was;
-  return {width: r.width, height: r.height, right: r.right, name: button.textContent};
+  return {width: r.width, height: r.height, left: r.left, right: r.right, name: button.textContent,
+          article: document.querySelector('.bd-article').getBoundingClientRect().right};
 }"""
+
+
+def test_back_to_top_covers_no_switch_on_a_desktop(explorer) -> None:
+    """At 1280 px too, "back to top" is the corner arrow, right of the article: a pill across
+    the middle of the text covered "use head 2", and the click meant for it scrolled the page."""
+    corner = explorer("en").page.evaluate(BACK_TO_TOP_JS)
+    assert corner["width"] <= 48 and corner["left"] >= corner["article"], corner
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
