@@ -849,7 +849,9 @@ TYPED = [
     ("they met the king because he", "second"),
     ("he met the queen so they", "together"),
     ("the man saw the dog because he", "several"),  # finished: "he", not "helped" on its way
-    ("the king king met the queen because he", "several"),
+    ("the king king met the queen because he", "means"),  # the king named twice: he, the king
+    ("the boy met the girl because she helped the boy so he", "means"),  # the same boy again
+    ("the boy met the boy because he", "several"),  # two boys
     ("the book the book the book is/are", "singular"),  # every noun of one number decides
     ("the keys the keys is/are", "plural"),
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs

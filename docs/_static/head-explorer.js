@@ -266,6 +266,11 @@
       // the two the model chooses between: the pattern's; else the two people named; or the
       // only two named at all, where the pronoun means one ("the dogs helped the king so they")
       let two = parsed ? [parsed.first, parsed.second] : count === 2 ? who.people : [];
+      // the same word named again is the one named before ("... because she helped the boy so
+      // he"), unless it is both of the two ("the boy met the boy because he": two boys)
+      if (!(two.length === 2 && tokens[two[0]] === tokens[two[1]])) {
+        found = found.filter((i, n) => i === "together" || !found.slice(0, n).some((j) => tokens[j] === tokens[i]));
+      }
       const one = found.length === 1 && found[0] !== "together";
       if ((one && !two.includes(found[0]) || !two.length) && who.named.length === 2) two = who.named;
       marks.people = two;

@@ -843,11 +843,14 @@ def referents(tokens):
 def decide(tokens, first=None, second=None):
     """The answer English gives: the one person (or animal) the pronoun can mean, if that is the
     first or the second of the two the model chooses between: the grammar's ``first`` and
-    ``second``, else the two people named, else the only two named at all (else None)."""
+    ``second``, else the two people named, else the only two named at all (else None). The same
+    word named again is the one named before, unless it is both of the two."""
     found, named, people = referents(tokens)
+    two = (first, second) if first is not None else tuple(people) if len(people) == 2 else ()
+    if not (len(two) == 2 and tokens[two[0]] == tokens[two[1]]):
+        found = [i for n, i in enumerate(found) if i == "together" or tokens[i] not in [tokens[j] for j in found[:n]]]  # fmt: skip
     if len(found) != 1 or found[0] == "together":
         return None
-    two = (first, second) if first is not None else tuple(people) if len(people) == 2 else ()
     if found[0] not in two and len(named) == 2:  # "the dogs helped the king so they"
         two = tuple(named)
     return {two[0]: "first", two[1]: "second"}.get(found[0]) if two else None
