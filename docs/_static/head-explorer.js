@@ -519,6 +519,7 @@
         state.toggled = h;
         state.result = state.runs[key(state.removed)];
         draw();
+        changes[h].scrollIntoView({ block: "nearest", behavior: "instant" }); // the change, on screen
         announce(sentences([shown(changes[h]), shown(answer)]));
       });
       switches.push(box);
