@@ -328,8 +328,9 @@
     else set.add(item);
   }
 
-  function fill(template, values) {
-    return template.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
+  function fill(template, values) { // no space left between two Chinese characters ("头 2 和头 3")
+    return template.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all))
+      .replace(/(\p{Script=Han}) +(?=\p{Script=Han})/gu, "$1");
   }
 
   function el(name, attrs, parent) {
