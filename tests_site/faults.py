@@ -71,12 +71,28 @@ def delete(root: Path, *patterns: str) -> None:
         (root / one(root, pattern)).unlink()
 
 
-def drop_element(root: Path, rel: str, opening: str) -> None:
-    """Remove the ``<div>`` that starts with ``opening`` and everything inside it."""
+def drop_element(root: Path, rel: str, opening: str, tag: str = "div", put: str = "") -> None:
+    """Replace the element that starts with ``opening`` and everything inside it by ``put``."""
     path = root / rel
     text = path.read_text(encoding="utf-8")
     start = text.index(opening)
-    write(path, text[:start] + text[element_end(text, start, "div") :])
+    write(path, text[:start] + put + text[element_end(text, start, tag) :])
+
+
+def chinese_words_from_search(root: Path, document: str) -> None:
+    """The Chinese page stays listed and found by its English words, but by no Chinese one."""
+    path = root / "zh_CN" / "searchindex.js"
+    text = path.read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    at = index["docnames"].index(document)
+    for word, found in list(index["terms"].items()):
+        rest = [n for n in (found if isinstance(found, list) else [found]) if n != at]
+        if re.search(r"[\u4e00-\u9fff]", word):
+            if rest:
+                index["terms"][word] = rest
+            else:
+                del index["terms"][word]
+    write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
 
 def swap_editions(root: Path, *names: str) -> None:
@@ -108,17 +124,20 @@ def drop_from_search(root: Path, folder: str, document: str) -> None:
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
 
-def words_from_search(root: Path, folder: str, document: str) -> None:
-    """The page stays listed in the search index, but no word leads to it."""
+def words_from_search(root: Path, folder: str, document: str, keep: int = 0) -> None:
+    """The page stays listed in the search index, but no word leads to it (or ``keep`` words)."""
     path = root / folder / "searchindex.js"
     text = path.read_text(encoding="utf-8")
     index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
     at = index["docnames"].index(document)
+    kept = [w for w, found in index["terms"].items() if at in (found if isinstance(found, list) else [found])][:keep]  # fmt: skip
     for key in ("terms", "titleterms"):
         for word, found in list(index[key].items()):
-            if isinstance(found, list):
-                index[key][word] = [n for n in found if n != at] or index[key].pop(word)
-            elif found == at:
+            rest = [n for n in (found if isinstance(found, list) else [found])
+                    if n != at or (key == "terms" and word in kept)]  # fmt: skip
+            if rest:
+                index[key][word] = rest
+            else:
                 del index[key][word]
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
@@ -155,6 +174,8 @@ HEATMAPS = "en/auto_examples/05_pictures/plot_01_head_heatmaps.html"
 ZH_HEATMAPS = "zh_CN/auto_examples/05_pictures/plot_01_head_heatmaps.html"
 FIGURE = "sphx_glr_plot_01_head_heatmaps_001"
 ZH_PAGE_2, ZH_PAGE_3 = "zh_CN/tutorial/02_walkthrough.html", "zh_CN/tutorial/03_pytorch_module.html"
+LINKS = FILES + "test_links_go_where_they_say"
+SEARCH = FILES + "test_every_page_is_in_its_search_index"
 EXECUTED = FILES + "test_each_executed_page_shows_the_code_that_ran_and_what_it_printed"
 OUTPUTS = "tests_site/test_reader.py::test_no_traceback_error_or_repr_in_outputs"
 ZH_OUTPUTS = "tests_site/test_translated_downloads.py::test_chinese_tutorial_outputs_are_chinese"
@@ -448,6 +469,22 @@ FAULTS = [
           lambda r: sub(r, "zh_CN/explanation/masks.html", r"3 维形式以批量为主序.*?得到的正是这种顺序。", ""),
           (FILES + "test_a_translation_keeps_every_number_and_name",),
           (FILES + "test_a_translation_keeps_every_number_and_name",), "the Chinese lacks"),
+    Fault("two entries of a Chinese sidebar with each other's titles",
+          lambda r: sub(r, "zh_CN/howto/devices.html", r'(href="checkpoints.html">)加载或转换 PyTorch 检查点(</a>.*?href="masks.html">)对填充和未来位置加掩码',
+                        r"\1对填充和未来位置加掩码\2加载或转换 PyTorch 检查点"),
+          (LINKS,), (LINKS,), "the sidebar's “对填充和未来位置加掩码” leads to checkpoints.html"),
+    Fault("an API name that links to another function's page",
+          lambda r: sub(r, "en/tutorial/03_pytorch_module.html", r"mha\.causal_mask\.html#mha\.causal_mask", "mha.additive_mask.html#mha.additive_mask"),
+          (LINKS,), (LINKS,), "leads to ../reference/generated/mha.additive_mask.html"),
+    Fault("a Chinese page found by none of its Chinese words",
+          lambda r: chinese_words_from_search(r, "howto/checkpoints"),
+          (SEARCH,), (SEARCH,), "zh_CN howto/checkpoints: found by 0 Chinese words"),
+    Fault("an English page found by six of its words",
+          lambda r: words_from_search(r, "en", "howto/common-errors", keep=6),
+          (SEARCH,), (SEARCH,), "en howto/common-errors: found by 6 words"),
+    Fault("TeX left bare in a sentence (1/\\sqrt{d_k}, no $)",
+          lambda r: drop_element(r, "en/explanation/why-scale.html", '<span class="math">', "span", r"1/\sqrt{d_k}"),
+          (_page("en/explanation/why-scale.html"),), (_page("en/explanation/why-scale.html"),), "raw TeX"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),

@@ -19,8 +19,10 @@ PHONE = {"width": 390, "height": 844}
 # ---------------------------------------------------------------------------------------------
 # Math
 
-# Text the reader should never see: TeX that was not typeset.
-RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*(?:\\[a-zA-Z]+|[_^{])[^$\n]*\$")
+# Text the reader should never see: TeX that was not typeset (delimited, or a bare \\sqrt{d_k}).
+RAW_TEX = re.compile(
+    r"\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\n]*(?:\\[a-zA-Z]+|[_^{])[^$\n]*\$|\\[a-zA-Z]+\{"
+)
 # Visible text of a page, without code, scripts and typeset math.
 VISIBLE_TEXT_JS = """() => {
   const root = document.querySelector('main') || document.body;

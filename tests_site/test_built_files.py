@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 import json
@@ -121,8 +122,23 @@ PAGE_N = re.compile(r'href="([^"#]+)[^"]*"><span class="doc">(?:page (\d+)|第 (
 H1 = re.compile(r"<h1>(.*?)<a class=\"headerlink\"", re.DOTALL)
 
 
+SIDEBAR = re.compile(r'<nav class="bd-docs-nav.*?</nav>', re.DOTALL)
+SIDE_LINK = re.compile(
+    r'<a class="reference internal" href="([^"#]+)(?:#[^"]*)?">(.*?)</a>', re.DOTALL
+)
+API_LINK = re.compile(r'<a class="reference (?:internal|external)" href="([^"]*)"[^>]*>'
+                      r'<code class="xref py[^"]*">(.*?)</code></a>', re.DOTALL)  # fmt: skip
+
+
 def _words(markup: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
+
+
+@functools.cache
+def titles(page: Path) -> str:
+    """The words of ``page``'s h1."""
+    found = H1.search(page.resolve().read_text(encoding="utf-8")) if page.is_file() else None
+    return _words(found[1]) if found else ""
 
 
 def test_links_go_where_they_say(layout) -> None:
@@ -144,7 +160,22 @@ def test_links_go_where_they_say(layout) -> None:
                 checked += 1
                 if not Path(address).name.startswith(f"{int(n or zh):02d}_"):
                     problems.append(f"{language}/{name}: page {n or zh} leads to {address}")
-    assert checked > 400, f"only {checked} links read: is the markup as expected?"
+            nav = SIDEBAR.search(text)  # each entry of the sidebar: to the page it names
+            for address, said in SIDE_LINK.findall(nav[0] if nav else ""):
+                checked += 1
+                if titles(page.parent / address) != _words(said):
+                    problems.append(
+                        f"{language}/{name}: the sidebar's “{_words(said)}” leads to {address}"
+                    )
+            for address, said in API_LINK.findall(text):  # mha.causal_mask() to causal_mask
+                checked += 1
+                target = address.split("#", 1)[1] if "#" in address else Path(address).stem
+                if (
+                    _words(said).rstrip("()").split(".")[-1]
+                    != target.removeprefix("module-").split(".")[-1]
+                ):
+                    problems.append(f"{language}/{name}: “{_words(said)}” leads to {address}")
+    assert checked > 7000, f"only {checked} links read: is the markup as expected?"
     assert not problems, f"{len(problems)} links lead elsewhere:\n" + "\n".join(problems[:30])
 
 
@@ -287,6 +318,39 @@ def test_every_page_is_in_its_search_index(layout) -> None:
         wordless = [f"{page}: {words} words, title {title!r}" for page, (words, title)
                     in indexed.items() if words < 5 or not title.strip()]  # fmt: skip
         assert not wordless, f"{language}: pages whose words search does not know: {wordless}"
+    # found by its own words: an English page by at least 0.4 of the words of its article (it
+    # is 0.45 and up), a Chinese page by Chinese words, at least half as many as its twin's
+    english, chinese = (search_words(layout.languages[e]) for e in ("en", "zh_CN"))
+    unfound = []
+    for page, (words, _) in english.items():
+        if "generated" in page:
+            continue  # the API's pages: English in both editions, named by their API names
+        said = set(re.findall(r"[a-z]{3,}", article_text(layout.main / f"{page}.html").lower()))
+        if words < 0.4 * len(said):
+            unfound.append(f"en {page}: found by {words} words of its {len(said)}")
+        if chinese.get(page, (0, 0))[1] < 0.5 * words:
+            unfound.append(f"zh_CN {page}: found by {chinese.get(page, (0, 0))[1]} Chinese words")
+    assert not unfound, "pages search finds by too few of their words:\n" + "\n".join(unfound)
+
+
+def search_words(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each indexed page: how many words find it, and how many of them are Chinese."""
+    text = (folder / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)[1])
+    counts = [[0, 0] for _ in index["docnames"]]
+    for term, documents in index["terms"].items():
+        for number in documents if isinstance(documents, list) else [documents]:
+            counts[number][0] += 1
+            counts[number][1] += bool(CJK.search(term))
+    return {name: tuple(counts[i]) for i, name in enumerate(index["docnames"])}
+
+
+def article_text(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    article = text[text.find("<article") : text.rfind("</article>")]
+    return html.unescape(
+        re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", "", article, flags=re.DOTALL))
+    )
 
 
 # ---------------------------------------------------------------------------------------------
