@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -77,6 +78,18 @@ def drop_element(root: Path, rel: str, opening: str, tag: str = "div", put: str 
     text = path.read_text(encoding="utf-8")
     start = text.index(opening)
     write(path, text[:start] + put + text[element_end(text, start, tag) :])
+
+
+def change_in_zip(root: Path, rel: str, member: str, old: str, new: str) -> None:
+    """One file of a zip download changed (the others as they were)."""
+    path = root / rel
+    with zipfile.ZipFile(path) as zipped:
+        files = {name: zipped.read(name) for name in zipped.namelist()}
+    files[member] = files[member].decode("utf-8").replace(old, new, 1).encode("utf-8")
+    path.unlink()
+    with zipfile.ZipFile(path, "w") as zipped:
+        for name, data in files.items():
+            zipped.writestr(name, data)
 
 
 def chinese_words_from_search(root: Path, document: str) -> None:
@@ -485,6 +498,16 @@ FAULTS = [
     Fault("TeX left bare in a sentence (1/\\sqrt{d_k}, no $)",
           lambda r: drop_element(r, "en/explanation/why-scale.html", '<span class="math">', "span", r"1/\sqrt{d_k}"),
           (_page("en/explanation/why-scale.html"),), (_page("en/explanation/why-scale.html"),), "raw TeX"),
+    Fault("the gallery's zip of scripts holds one that differs from its download",
+          lambda r: change_in_zip(r, one(r, "en/_downloads/*/auto_examples_python.zip"), "01_shapes/plot_03_split_heads.py",
+                                  "torch.manual_seed(0)", "torch.manual_seed(1)"),
+          (FILES + "test_each_zip_holds_the_downloads_beside_it",), (FILES + "test_each_zip_holds",),
+          "plot_03_split_heads.py is not its download"),
+    Fault("two examples' thumbnails swapped on the gallery's index",
+          lambda r: sub(r, "en/auto_examples/index.html", r"sphx_glr_plot_01_inputs_thumb(.*?)sphx_glr_plot_02_qkv_projections_thumb",
+                        r"sphx_glr_plot_02_qkv_projections_thumb\1sphx_glr_plot_01_inputs_thumb"),
+          (FILES + "test_each_thumbnail_is_its_examples",), (FILES + "test_each_thumbnail_is_its_examples",),
+          "shows plot_02_qkv_projections"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),

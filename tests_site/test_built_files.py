@@ -31,6 +31,7 @@ import itertools
 import json
 import re
 import struct
+import zipfile
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -732,3 +733,42 @@ def test_the_performance_page_states_the_goals_it_measures_against(layout) -> No
             )
         assert len(measured) == 18, f"{language}: {len(measured)} measured rows"
         assert not problems, f"{language}:\n" + "\n".join(problems)
+
+
+def test_each_zip_holds_the_downloads_beside_it(layout) -> None:
+    """Every zip a gallery page offers (an example's, the whole gallery's) holds each script and
+    notebook exactly as the page offers it alone: no file in a zip differs from its download."""
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        loose = {
+            p.name: p.read_bytes()
+            for p in (folder / "_downloads").glob("*/*")
+            if p.suffix != ".zip"
+        }
+        for archive in (folder / "_downloads").glob("*/*.zip"):
+            with zipfile.ZipFile(archive) as zipped:
+                for member in zipped.namelist():
+                    compared += 1
+                    if zipped.read(member) != loose.get(Path(member).name):
+                        problems.append(f"{language} {archive.name}: {member} is not its download")
+    assert compared >= 2 * 4 * 30, f"only {compared} files of zips compared"
+    assert not problems, "\n".join(problems)
+
+
+THUMB = re.compile(r'<div class="sphx-glr-thumbcontainer".*?src="[^"]*sphx_glr_(\w+?)_thumb\.png".*?'
+                   r'href="([^"#]+)\.html', re.DOTALL)  # fmt: skip
+
+
+def test_each_thumbnail_is_its_examples(layout) -> None:
+    """On each gallery index, every example's card shows that example's thumbnail."""
+    problems, cards = [], 0
+    for language, folder in layout.languages.items():
+        for index in (folder / "auto_examples").rglob("index.html"):
+            for thumb, address in THUMB.findall(index.read_text(encoding="utf-8")):
+                cards += 1
+                if Path(address).name != thumb:
+                    problems.append(
+                        f"{language} {index.relative_to(folder)}: {address} shows {thumb}"
+                    )
+    assert cards >= 2 * 2 * 30, f"only {cards} cards read"
+    assert not problems, "\n".join(problems)
