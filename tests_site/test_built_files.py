@@ -99,6 +99,9 @@ def broken_addresses(root: Path) -> tuple[list[str], int]:
             if target.is_dir():
                 target = target / "index.html"
             where = f"{page.relative_to(root)}: <{tag}> {address}"
+            edition = page.relative_to(root).parts[0]  # en, zh_CN: what a page shows is its own
+            if tag != "a" and edition in EDITIONS and target.relative_to(root).parts[0] != edition:
+                problems.append(f"{where}: another edition's file")
             if not target.is_file():
                 problems.append(f"{where}: no such file")
             elif parts.fragment and target.suffix == ".html":
