@@ -97,6 +97,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("weighed", pages or [("<no site>", "text")], ids=lambda p: p[0])
 
 
+# KiB any page may name, every size of every figure counted (no browser): the heaviest as built
+# is the gallery's index, 1,313 KiB (its 31 thumbnails, 2x too), the heaviest example 897
+NAMED_CEILING = 1536
+
+
+def test_no_page_names_more_than_the_ceiling(layout) -> None:
+    """Every page of every kind, from its files: what its HTML names stays under the ceiling (a
+    page the browser does not weigh, with a figure of megabytes, fails here)."""
+    weights = [(named_weight(p) / KIB, p) for f in layout.languages.values() for p in html_pages(f)]
+    assert len(weights) > 200, f"only {len(weights)} pages"
+    heavy = [f"{page.relative_to(layout.root)}: {kib:.0f} KiB" for kib, page in weights
+             if kib > NAMED_CEILING]  # fmt: skip
+    assert not heavy, f"pages naming more than {NAMED_CEILING} KiB:\n" + "\n".join(heavy)
+
+
 def first_visit(browser, base_url: str, path: str) -> list[tuple[int, str]]:
     """(bytes sent, address) of every response of a first visit to ``path``, largest first;
     fails on any problem of the visit (conftest.Watch)."""
