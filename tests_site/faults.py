@@ -517,6 +517,14 @@ FAULTS = [
                           (r / "en/_images/sphx_glr_plot_04_masks_001.png").read_bytes() + os.urandom(3 * 1024 * 1024)),
           ("tests_site/test_page_weight.py::test_no_page_names_more_than_the_ceiling",),
           ("tests_site/test_page_weight.py::test_no_page_names_more_than_the_ceiling",), "plot_04_masks.html"),
+    Fault("a Chinese example's printed shape edited: (2, 8, 8, 5) for (2, 8, 5, 8)",
+          lambda r: sub(r, "zh_CN/auto_examples/01_shapes/plot_03_split_heads.html", r"(Q_heads +)\(2, 8, 5, 8\)", r"\1(2, 8, 8, 5)"),
+          (FILES + "test_each_example_shows_what_it_printed",), (FILES + "test_each_example_shows",),
+          "the run printed"),
+    Fault("a label in a Chinese example's output turned English (步长: stride)",
+          lambda r: sub(r, "zh_CN/auto_examples/01_shapes/plot_03_split_heads.html", r"(<pre><span></span>Q  +\(2, 5, 64\) +\(B, L, E\) +)步长", r"\1stride"),
+          (FILES + "test_each_example_shows_what_it_printed",), (FILES + "test_each_example_shows",),
+          "the run printed"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),
@@ -549,8 +557,15 @@ def pytest(python: str, args: tuple[str, ...], cwd: Path, env: dict, extra: list
 
 
 def copy_site(site: Path, into: Path) -> Path:
-    shutil.copytree(site, into, copy_function=os.link)  # links: a change writes anew (write)
-    return into
+    """``into``/_build/html, the site's files linked (a change writes anew: write), with the
+    build's records of what ran where the checks look for them, beside it as beside the site:
+    _build/jupyter_execute, _build/sources (the Chinese gallery's pages) and auto_examples."""
+    copy = into / "_build" / "html"
+    shutil.copytree(site, copy, copy_function=os.link)
+    for record in (Path("jupyter_execute"), Path("sources"), Path("..", "auto_examples")):
+        if (site.parent / record).is_dir():
+            (copy.parent / record).symlink_to((site.parent / record).resolve())
+    return copy
 
 
 def copy_sources(into: Path) -> Path:
@@ -569,9 +584,6 @@ class Runner:
         self.site, self.build_python, self.work = site, build_python, work
         self.site_args = [f"--chromium={chromium}", f"--screenshots={work / 'screenshots'}"]
         self.env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-        # beside each copy, as beside the site: the build's record of what its notebooks printed
-        if (site.parent / "jupyter_execute").is_dir():
-            (work / "jupyter_execute").symlink_to(site.parent / "jupyter_execute")
 
     def run(self, fault: Fault | None, root: Path, args: tuple[str, ...], where: str) -> str:
         if where == "site":

@@ -18,7 +18,11 @@
   blocks, a tutorial notebook its page's code cells (after the install cell), in each edition
   (``nox -s downloads`` runs them; test_downloads.py checks a notebook against its script);
 - each notebook page shows the code the build ran and what it printed, cell by cell (the
-  build's record, ``_build/jupyter_execute``, beside the site);
+  build's record, ``_build/jupyter_execute``, beside the site), and each gallery example what
+  its run printed (the pages sphinx-gallery wrote: docs/auto_examples, _build/sources/zh_CN);
+- every zip holds the downloads beside it; every gallery card shows its own thumbnail; what a
+  page shows comes from its own edition; the sidebar's entries and API names lead to the pages
+  they name; each page is found in search by its own words;
 - a Chinese paragraph keeps the inline code and the numbers of its English twin;
 - the Performance page's method states the goals its measured rows are checked against.
 """
@@ -31,6 +35,7 @@ import itertools
 import json
 import re
 import struct
+import textwrap
 import zipfile
 from collections import Counter
 from html.parser import HTMLParser
@@ -662,6 +667,42 @@ def executed_cells(record: Path) -> list[tuple[list[str], list[str]]]:
                 outputs.append(said)
         cells.append((code, [o.strip() for o in outputs]))
     return cells
+
+
+SCRIPT_OUT = re.compile(r'<div class="sphx-glr-script-out[^"]*"><div class="highlight"><pre>(.*?)</pre>',
+                        re.DOTALL)  # fmt: skip
+# what an example printed, in the page sphinx-gallery wrote from its run (reST, before Sphinx)
+RECORDED_OUT = re.compile(r"^\.\. rst-class:: sphx-glr-script-out\n\n \.\. code-block:: none\n\n"
+                          r"((?:    .*\n|\n)*)", re.MULTILINE)  # fmt: skip
+
+
+def _lines(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())  # as docutils writes
+
+
+def test_each_example_shows_what_it_printed(layout) -> None:
+    """Each gallery example's outputs are those sphinx-gallery recorded from its run, in each
+    edition (docs/auto_examples, and the Chinese run's in _build/sources/zh_CN): a shape, a
+    number or a label edited on the page fails."""
+    build = layout.root.parent
+    records = {
+        "en": build.parent / "auto_examples",
+        "zh_CN": build / "sources" / "zh_CN" / "auto_examples",
+    }
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        for page in sorted((folder / "auto_examples").rglob("plot_*.html")):
+            rel = page.relative_to(folder / "auto_examples").with_suffix(".rst")
+            record = (records[language] / rel).read_text(encoding="utf-8")
+            ran = [_lines(textwrap.dedent(block)) for block in RECORDED_OUT.findall(record)]
+            shown = [_lines(_text(b)) for b in SCRIPT_OUT.findall(page.read_text(encoding="utf-8"))]
+            compared += len(ran)
+            if shown != ran:
+                problems.append(
+                    f"{language} {rel.with_suffix('.html')}: shows {shown}, the run printed {ran}"
+                )
+    assert compared >= 2 * 100, f"only {compared} outputs compared with their runs"
+    assert not problems, "\n".join(p[:600] for p in problems)
 
 
 def test_each_executed_page_shows_the_code_that_ran_and_what_it_printed(layout) -> None:
