@@ -188,6 +188,39 @@ def test_links_go_where_they_say(layout) -> None:
     assert not problems, f"{len(problems)} links lead elsewhere:\n" + "\n".join(problems[:30])
 
 
+CODE_RULE = re.compile(r'html\[data-theme="(\w+)"\] \.highlight (?:\.(\w+) )?\{[^}]*?(?:background: (#\w+); )?'
+                       r"(?<!-)color: (#[0-9a-fA-F]{6})")  # fmt: skip
+
+
+def luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_served_code_colours_read_in_both_themes(layout) -> None:
+    """Each colour the served pygments.css gives code, in each theme and edition, on that theme's
+    code background: WCAG AA, 4.5:1 (axe does not read code)."""
+    low, rules = [], 0
+    for language, folder in layout.languages.items():
+        background, colours = {}, []
+        for theme, token, ground, colour in CODE_RULE.findall(
+            (folder / "_static" / "pygments.css").read_text()
+        ):
+            if ground:
+                background[theme] = ground
+            colours.append((theme, token, colour))
+        for theme, token, colour in colours:
+            rules += 1
+            light, dark = sorted((luminance(colour), luminance(background[theme])), reverse=True)
+            if (light + 0.05) / (dark + 0.05) < 4.5:
+                low.append(
+                    f"{language} {theme} .{token or 'highlight'} {colour} on {background[theme]}"
+                )
+    assert rules > 2 * 2 * 40, f"only {rules} code colours read"
+    assert not low, "code colours below 4.5:1:\n" + "\n".join(low)
+
+
 STYLESHEETS = ("custom.css", "head-explorer.css")  # the site's own (tests_build checks colours)
 
 
