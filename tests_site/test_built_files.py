@@ -514,6 +514,23 @@ def test_chinese_prose_is_chinese(layout) -> None:
     )
 
 
+def test_a_chinese_table_cell_is_chinese(layout) -> None:
+    """A cell of a Chinese page's table with two English words or more and no Chinese is English
+    (below the prose check's four): code, math and quotes aside; the API's summaries stay English."""
+    folder, english = layout.languages["zh_CN"], []
+    for page in (p for p in html_pages(folder) if "generated" not in p.parts):
+        article = page.read_text(encoding="utf-8")
+        article = article[article.find("<article") : article.rfind("</article>")]
+        article = re.sub(r'<table class="[^"]*autosummary.*?</table>', "", article, flags=re.DOTALL)
+        for cell in re.findall(r"<td\b[^>]*>(.*?)</td>", article, re.DOTALL):
+            said = QUOTED.sub(
+                "", _words(_without(re.sub(r"<code\b.*?</code>", "", cell), '<span class="math'))
+            )
+            if not CJK.search(said) and len(re.findall(r"[A-Za-z]{3,}", said)) >= 2:
+                english.append(f"{page.relative_to(folder)}: {said!r}")
+    assert not english, "English table cells on Chinese pages:\n" + "\n".join(english)
+
+
 # words the stylesheets write on the page (a table's column names on a phone, ::before)
 CONTENT = re.compile(
     r'([^{}]+?)\s*\{\s*content:\s*"([^"]*[A-Za-z]{3,}[^"]*|[^"]*[\u4e00-\u9fff][^"]*)";'
