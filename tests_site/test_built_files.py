@@ -22,7 +22,8 @@
   its run printed (the pages sphinx-gallery wrote: docs/auto_examples, _build/sources/zh_CN);
 - every zip holds the downloads beside it; every gallery card shows its own thumbnail; what a
   page shows comes from its own edition; the sidebar's entries and API names lead to the pages
-  they name; each page is found in search by its own words;
+  they name; each page is found in search by its own words; each API signature is the
+  package's; each code colour reads in both themes; a Chinese table cell is Chinese;
 - a Chinese paragraph keeps the inline code and the numbers of its English twin;
 - the Performance page's method states the goals its measured rows are checked against.
 """
@@ -31,10 +32,12 @@ from __future__ import annotations
 
 import functools
 import html
+import inspect
 import itertools
 import json
 import re
 import struct
+import sys
 import textwrap
 import zipfile
 from collections import Counter
@@ -865,4 +868,51 @@ def test_each_thumbnail_is_its_examples(layout) -> None:
                         f"{language} {index.relative_to(folder)}: {address} shows {thumb}"
                     )
     assert cards >= 2 * 2 * 30, f"only {cards} cards read"
+    assert not problems, "\n".join(problems)
+
+
+SIGNATURE = re.compile(r'<dt class="sig sig-object py"[^>]*id="(mha[\w.]*)">(.*?)</dt>', re.DOTALL)
+
+
+def _parameters(obj) -> str | None:
+    """``obj``'s parameters as Sphinx writes them: ``x, num_heads, *, dropout=0.0``."""
+    try:
+        given = [p for p in inspect.signature(obj).parameters.values() if p.name != "self"]
+    except (TypeError, ValueError):
+        return None
+    written = []
+    for p in given:
+        if (
+            p.kind is p.KEYWORD_ONLY
+            and "*" not in written
+            and not any(q.kind is q.VAR_POSITIONAL for q in given)
+        ):
+            written.append("*")
+        name = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+        written.append(name if p.default is p.empty else f"{name}={p.default!r}")
+        if p.kind is p.POSITIONAL_ONLY and not any(
+            q.kind is q.POSITIONAL_ONLY for q in given[given.index(p) + 1 :]
+        ):
+            written.append("/")
+    return ", ".join(written)
+
+
+def test_each_api_signature_is_the_packages(layout) -> None:
+    """Every signature an API page shows (a function's, a class's, a method's) has the arguments
+    and defaults of the package in src/ (a default edited on the page fails), in each edition."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    import mha  # the package the site documents, from its sources
+
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        for page in (folder / "reference" / "generated").glob("mha*.html"):
+            for name, shown in SIGNATURE.findall(page.read_text(encoding="utf-8")):
+                found = re.search(r"\((.*)\)", _words(shown))
+                obj = functools.reduce(getattr, name.split(".")[1:], mha)
+                if found is None or (expected := _parameters(obj)) is None:
+                    continue
+                compared += 1
+                if found[1] != expected:
+                    problems.append(f"{language} {name}({found[1]}): the package's is ({expected})")
+    assert compared >= 2 * 30, f"only {compared} signatures compared"
     assert not problems, "\n".join(problems)
