@@ -537,6 +537,11 @@ FAULTS = [
           lambda r: sub(r, "en/reference/generated/mha.MultiHeadAttention.html", r'(<span class="n"><span class="pre">dropout</span></span><span class="o"><span class="pre">=</span></span><span class="default_value"><span class="pre">)0\.0', r"\g<1>0.1"),
           (FILES + "test_each_api_signature_is_the_packages",), (FILES + "test_each_api_signature",),
           "dropout=0.1"),
+    Fault("the Chinese speed charts holding the English charts' bytes",
+          lambda r: [write(r / f"zh_CN/_static/bench/speed{v}.zh_CN.png", (r / f"zh_CN/_static/bench/speed{v}.png").read_bytes())
+                     for v in ("", "@2x", "_phone", "_phone@2x")],
+          ("tests_site/test_figure_languages.py::test_each_edition_shows_its_own_charts",),
+          ("tests_site/test_figure_languages.py::test_each_edition_shows_its_own_charts",), "English bytes"),
     Fault("a flipped mask polarity (True allowed instead of blocked)",
           lambda r: sub(r, "src/mha/functional.py", r"\.masked_fill_\(mask, ", ".masked_fill_(~mask, "),
           ("tests/test_parity.py", "tests/test_module.py"),

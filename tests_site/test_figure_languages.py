@@ -69,3 +69,8 @@ def test_each_edition_shows_its_own_charts(layout) -> None:
         assert chinese == {language == "zh_CN"}, f"{language} shows {sorted(files)}"
     for page in sorted(layout.main.rglob("*.html")):  # no Chinese file on an English page
         assert not [f for f in _images(page).files if ".zh_CN." in f], page
+    # and a Chinese chart is not the English one under a Chinese name (drawn with other words)
+    bench = layout.languages.get("zh_CN", layout.main) / "_static" / "bench"
+    same = [c.name for c in bench.glob("*.zh_CN.png")
+            if c.read_bytes() == c.with_name(c.name.replace(".zh_CN", "")).read_bytes()]  # fmt: skip
+    assert len(list(bench.glob("*.zh_CN.png"))) == 12 and not same, f"English bytes: {same}"
