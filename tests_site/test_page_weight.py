@@ -2,13 +2,13 @@
 
 Lighthouse (``nox -s lighthouse``) is too slow for CI; these budgets catch the regressions that
 cost a phone its speed (a script on every page, a whole font, a figure too large for the
-screen) without it. Each page opens in a fresh browser (an empty cache) the size of
-Lighthouse's phone (412 x 823 CSS px, 1.75 device pixels per px), from the site served as a
-static host serves it (static_host.py: text gzipped), and every response it received counts,
-headers and body as sent. Of the text pages (tutorial, explanation, how-to) of each language,
-the heaviest by what their HTML names are weighed (the page, and every stylesheet, script and
-figure it names, as a static host sends them: ``named_weight``; a figure or script added to any
-page puts it among them); of the other kinds, the pages of the sample and of Lighthouse's table.
+screen) without it. Of each kind of page in each language, the heaviest by what its HTML names
+(the page, and every stylesheet, script and figure it names, as a static host sends them:
+``named_weight``; a figure or script added to any page makes it the heaviest) opens in a fresh
+browser (an empty cache) the size of Lighthouse's phone (412 x 823 CSS px, 1.75 device pixels
+per px), from the site served as a static host serves it (static_host.py: text gzipped), and
+every response it received counts, headers and body as sent. Every page, from its files only,
+names no more than a ceiling.
 
 The theme's icon fonts are cut to the icons the site can show (docs/_fonts/subset_icons.py):
 every icon a page names must be in them.
@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 from conftest import Watch, detect_layout, new_context
 from fontTools.ttLib import TTFont
-from pagechecks import sample_pages
 from sitescan import html_pages
 from static_host import sent_size, serve
 
@@ -47,10 +46,6 @@ BUDGET = {
 PHONE = {"viewport": {"width": 412, "height": 823}, "device_scale_factor": 1.75,
          "is_mobile": True, "has_touch": True}  # fmt: skip
 TEXT = ("tutorial/", "explanation/", "howto/")
-# the other kinds' pages weighed, in each language (besides the sample's)
-OTHERS = ("auto_examples/index.html", "auto_examples/03_exercise/plot_01_eight_to_four_heads.html",
-          "reference/index.html", "search.html")  # fmt: skip
-HEAVIEST = 4  # text pages weighed in each language
 NAMED = re.compile(r'\b(?:src|href|srcset)="([^"#?]+)[^"]*"')
 
 
@@ -76,24 +71,24 @@ def kind(rel: str) -> str:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """``weighed``: (page, kind) for every text page and the other kinds' chosen pages."""
+    """``weighed``: (page, kind), the heaviest page of each kind in each language by what its
+    HTML names (``named_weight``)."""
     if "weighed" not in metafunc.fixturenames:
         return
     root = Path(metafunc.config.getoption("--site")).resolve()
     pages = []
     if (root / "index.html").is_file():
         layout = detect_layout(root)
-        chosen = {*sample_pages(layout).values(), *OTHERS}
         for folder in layout.languages.values():
-            prefix = folder.relative_to(layout.root).as_posix() + "/"
-            text = [
-                p for p in html_pages(folder) if p.relative_to(folder).as_posix().startswith(TEXT)
-            ]
-            heaviest = sorted(text, key=named_weight, reverse=True)[:HEAVIEST]
+            prefix = folder.relative_to(layout.root).as_posix().removeprefix(".") + "/"
+            kinds: dict[str, list[Path]] = {}
             for path in html_pages(folder):
-                rel = path.relative_to(folder).as_posix()
-                if path in heaviest or rel in chosen:
-                    pages.append((prefix.removeprefix("./") + rel, kind(rel)))
+                kinds.setdefault(kind(path.relative_to(folder).as_posix()), []).append(path)
+            for page_kind in BUDGET:
+                heaviest = max(kinds[page_kind], key=named_weight)
+                pages.append(
+                    (prefix.lstrip("/") + heaviest.relative_to(folder).as_posix(), page_kind)
+                )
     metafunc.parametrize("weighed", pages or [("<no site>", "text")], ids=lambda p: p[0])
 
 
