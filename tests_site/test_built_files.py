@@ -30,14 +30,13 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import html
-import inspect
 import itertools
 import json
 import re
 import struct
-import sys
 import textwrap
 import zipfile
 from collections import Counter
@@ -874,42 +873,84 @@ def test_each_thumbnail_is_its_examples(layout) -> None:
 SIGNATURE = re.compile(r'<dt class="sig sig-object py"[^>]*id="(mha[\w.]*)">(.*?)</dt>', re.DOTALL)
 
 
-def _parameters(obj) -> str | None:
-    """``obj``'s parameters as Sphinx writes them: ``x, num_heads, *, dropout=0.0``."""
+def _value(expression: ast.expr) -> str:
+    """A module constant's value as Sphinx shows a default (its repr): ``tuple(2**i for i in
+    range(10))`` is ``(1, 2, 4, ...)``; an expression of anything else, as written."""
     try:
-        given = [p for p in inspect.signature(obj).parameters.values() if p.name != "self"]
-    except (TypeError, ValueError):
+        code = compile(ast.Expression(expression), "<constant>", "eval")
+        return repr(eval(code, {"__builtins__": {"tuple": tuple, "range": range}}))
+    except NameError:
+        return ast.unparse(expression)
+
+
+def package_definitions() -> dict[str, ast.AST]:
+    """Every function, class and method mha's pages name (``mha.split_heads``, ``mha.check.
+    split_heads``, ``mha.KVCache.update``), from src/mha read, not imported (importing it would
+    import torch), each default that names a constant of its module replaced by its value."""
+    package = Path(__file__).resolve().parents[1] / "src" / "mha"
+    found, exported = {}, {}
+    for node in ast.parse((package / "__init__.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mha."):
+            exported |= {alias.asname or alias.name: node.module for alias in node.names}
+    for source in package.glob("*.py"):
+        module, tree = f"mha.{source.stem}", ast.parse(source.read_text(encoding="utf-8"))
+        constants = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign)
+                     for t in n.targets if isinstance(t, ast.Name)}  # fmt: skip
+        for node in ast.walk(tree):  # a default that names a constant: its value
+            for default in [*getattr(node, "defaults", []), *getattr(node, "kw_defaults", [])]:
+                if isinstance(default, ast.Name) and default.id in constants:
+                    default.id = _value(constants[default.id])
+        for node in (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)):
+            names = [f"{module}.{node.name}"] + [f"mha.{node.name}"] * (
+                exported.get(node.name) == module
+            )
+            for name in names:
+                found[name] = node
+                for item in node.body if isinstance(node, ast.ClassDef) else []:
+                    if isinstance(item, ast.FunctionDef):
+                        found[f"{name}.{item.name}"] = item
+    return found
+
+
+def _parameters(node: ast.AST) -> str | None:
+    """A definition's parameters as Sphinx writes them: ``x, num_heads, *, dropout=0.0``."""
+    if isinstance(node, ast.ClassDef):
+        node = next(
+            (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
+        )
+    if node is None:
         return None
+    given = node.args
+    positional = [*given.posonlyargs, *given.args]
+    defaults = [None] * (len(positional) - len(given.defaults)) + list(given.defaults)
     written = []
-    for p in given:
-        if (
-            p.kind is p.KEYWORD_ONLY
-            and "*" not in written
-            and not any(q.kind is q.VAR_POSITIONAL for q in given)
-        ):
-            written.append("*")
-        name = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
-        written.append(name if p.default is p.empty else f"{name}={p.default!r}")
-        if p.kind is p.POSITIONAL_ONLY and not any(
-            q.kind is q.POSITIONAL_ONLY for q in given[given.index(p) + 1 :]
-        ):
+    for n, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
+        if arg.arg not in ("self", "cls"):
+            written.append(arg.arg if default is None else f"{arg.arg}={ast.unparse(default)}")
+        if given.posonlyargs and n == len(given.posonlyargs) - 1:
             written.append("/")
+    if given.vararg:
+        written.append(f"*{given.vararg.arg}")
+    elif given.kwonlyargs:
+        written.append("*")
+    for arg, default in zip(given.kwonlyargs, given.kw_defaults, strict=True):
+        written.append(arg.arg if default is None else f"{arg.arg}={ast.unparse(default)}")
+    if given.kwarg:
+        written.append(f"**{given.kwarg.arg}")
     return ", ".join(written)
 
 
 def test_each_api_signature_is_the_packages(layout) -> None:
     """Every signature an API page shows (a function's, a class's, a method's) has the arguments
     and defaults of the package in src/ (a default edited on the page fails), in each edition."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    import mha  # the package the site documents, from its sources
-
+    defined = package_definitions()
     problems, compared = [], 0
     for language, folder in layout.languages.items():
         for page in (folder / "reference" / "generated").glob("mha*.html"):
             for name, shown in SIGNATURE.findall(page.read_text(encoding="utf-8")):
                 found = re.search(r"\((.*)\)", _words(shown))
-                obj = functools.reduce(getattr, name.split(".")[1:], mha)
-                if found is None or (expected := _parameters(obj)) is None:
+                node = defined.get(name)
+                if found is None or node is None or (expected := _parameters(node)) is None:
                     continue
                 compared += 1
                 if found[1] != expected:
