@@ -247,9 +247,14 @@ PARTS = {"img": r"<img\b", "pre": r"<pre\b", "heading": r"<h[1-6]\b", "li": r"<l
 SHOWN_ONLY_IN_CHINESE = {"reference/generated/mha.set_language.html"}
 
 
+def article_of(markup: str) -> str:
+    """A page's ``<article>``: what the page says, without the theme's parts around it."""
+    return markup[markup.find("<article") : markup.rfind("</article>")]
+
+
 def article_parts(page: Path) -> dict[str, object]:
     text = page.read_text(encoding="utf-8")
-    article = text[text.find("<article") : text.rfind("</article>")]
+    article = article_of(text)
     tables = re.findall(r"<table\b.*?</table>", article, re.DOTALL)
     parts: dict[str, object] = {"rows": [len(re.findall(r"<tr\b", t)) for t in tables]}
     return parts | {name: len(re.findall(pattern, article)) for name, pattern in PARTS.items()}
@@ -295,7 +300,7 @@ def _without(markup: str, opening: str) -> str:
 def facts(page: Path) -> list[Counter]:
     """Each paragraph's inline code and the numbers of its prose, counted."""
     text = page.read_text(encoding="utf-8")
-    article = text[text.find("<article") : text.rfind("</article>")]
+    article = article_of(text)
     article = re.sub(r"<(pre|script|style)\b.*?</\1>", "", article, flags=re.DOTALL)
     article = _without(article, '<span class="math')
     found = []
@@ -391,7 +396,7 @@ def search_words(folder: Path) -> dict[str, tuple[int, int]]:
 
 def article_text(page: Path) -> str:
     text = page.read_text(encoding="utf-8")
-    article = text[text.find("<article") : text.rfind("</article>")]
+    article = article_of(text)
     return html.unescape(
         re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", "", article, flags=re.DOTALL))
     )
@@ -522,7 +527,7 @@ def test_a_chinese_table_cell_is_chinese(layout) -> None:
     folder, english = layout.languages["zh_CN"], []
     for page in (p for p in html_pages(folder) if "generated" not in p.parts):
         article = page.read_text(encoding="utf-8")
-        article = article[article.find("<article") : article.rfind("</article>")]
+        article = article_of(article)
         article = re.sub(r'<table class="[^"]*autosummary.*?</table>', "", article, flags=re.DOTALL)
         for cell in re.findall(r"<td\b[^>]*>(.*?)</td>", article, re.DOTALL):
             said = QUOTED.sub(
@@ -802,7 +807,7 @@ def test_the_performance_page_states_the_goals_it_measures_against(layout) -> No
     row's mark says what its numbers say (✓ when the ratio is within the goal)."""
     for language, folder in layout.languages.items():
         text = (folder / "explanation" / "performance.html").read_text(encoding="utf-8")
-        article = text[text.find("<article") : text.rfind("</article>")]
+        article = article_of(text)
         tables = re.findall(r"<table\b.*?</table>", article, re.DOTALL)
         method, measured = table_rows(tables[0])[1:], table_rows(tables[1])[1:]
         stated = {}
