@@ -483,6 +483,12 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
     together = text["list_last"].format(head="queen", last="king")
     assert text["answer_together"].format(people=together) in said["text"], said
     assert text["answer_neither"] not in said["text"] and said["verdict"] == "none", said
+    enter(page, "the girl met the boys so they")  # the boys by number; together is said as well
+    said = answer(page)
+    together = text["together"].format(people=text["list_last"].format(head="girl", last="boys"))
+    assert text["also_together"].format(people=together, word="boys") in said["text"], said
+    enter(page, "the girl met the boys so she")
+    assert text["also_together"].split("{")[0] not in answer(page)["text"], answer(page)
     enter(page, "the box near the table because she.")  # no person at all: no "0 people"
     assert answer(page)["text"].startswith(text["answer_nobody"]), answer(page)
     # a switch that puts a wrong answer right says that it fixes it

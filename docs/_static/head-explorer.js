@@ -247,7 +247,7 @@
     }
     const parsed = roles.trained || roles.wider;
     const marks = {};
-    let answer = null, why = null, count = 0, found = [], group = [];
+    let answer = null, why = null, count = 0, found = [], group = [], also = [];
     if (task === "agreement") {
       if (parsed) {
         marks.subject = parsed.subject;
@@ -287,6 +287,9 @@
         why = parsed ? "neither" : count === 0 ? "nobody" : count === 2 ? "none" : "people";
       }
       if (why === "together") group = who.single; // "they": these people, together
+      // "the girl met the boys so they": the boys, by number; the girl and the boys together
+      // is a reading too, said beside the answer
+      if (answer && tokens[query] === "they" && who.single.length) also = [...who.single, found[0]].sort((a, b) => a - b);
     }
     // still being typed, and nothing named for the last word to depend on ("the she", on the
     // way to "the sheep"): a fragment, not yet a sentence to give a verdict on
@@ -296,7 +299,7 @@
     const joined = ["because", "so", "when"].includes(tokens[last - 1]); // "... because he": whole
     if (open && !parsed && !joined && longer(tokens[last])) return { problem: "typing", completes: tokens[last] };
     const inside = Boolean(roles.trained) && answer !== null;
-    return { task, query, marks, answer, inside, why, count, found, group };
+    return { task, query, marks, answer, inside, why, count, found, group, also };
   }
 
   function gloss(data, tokens, sentence) {
@@ -878,13 +881,17 @@
       const now = predicted(state.runs[k]);
       const said = { right: text.right, wrong: text.wrong, none: "" };
       const parts = [sentence.answer ? fill(text.answer, { answer: value(sentence, sentence.answer, tokens) }) : undecided()];
+      if (sentence.also.length) {
+        const people = fill(text.together, { people: join(sentence.also.map((i) => tokens[i])) });
+        parts.push(fill(text.also_together, { people, word: tokens[sentence.marks.antecedent] }));
+      }
       const off = k ? k.split(",").map(Number) : [];
       if (!off.length) {
-        parts.push(fill(text.predicts, { prediction: value(sentence, now.c, tokens), p: now.p }), said[mark(now.c)]);
+        parts.push(fill(text.predicts, { prediction: side(now.c), p: now.p }), said[mark(now.c)]);
       } else {
         const before = predicted(state.every);
         parts.push(fill(text.predicts_without, {
-          heads: list(off), prediction: value(sentence, now.c, tokens), p: now.p,
+          heads: list(off), prediction: side(now.c), p: now.p,
           before: side(before.c), p_before: before.p,
         }), said[mark(now.c)]);
         const change = { right: "flipped_fixes", wrong: "flipped_breaks", none: "flipped" }[mark(now.c)];
