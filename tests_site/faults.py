@@ -268,6 +268,18 @@ FAULTS = [
           (FILES + "test_each_download_holds_the_code_its_page_shows",),
           (FILES + "test_each_download_holds_the_code_its_page_shows",),
           "02_walkthrough.ipynb is not its code"),
+    Fault("a number in a Chinese tutorial notebook's prose changed, unlike its page",
+          lambda r: sub(r, one(r, "zh_CN/_downloads/*/02_walkthrough.ipynb"), "全部 8 个头",
+                        "全部 4 个头"),
+          (FILES + "test_each_download_says_what_its_page_was_built_from",),
+          (FILES + "test_each_download_says_what_its_page_was_built_from",),
+          "02_walkthrough.ipynb differs from"),
+    Fault("a sentence of a gallery script's docstring changed in its download",
+          lambda r: sub(r, one(r, "en/_downloads/*/plot_03_split_heads.py"),
+                        "cut into 8 heads of 8 columns", "cut into 4 heads of 16 columns"),
+          (FILES + "test_each_download_says_what_its_page_was_built_from",),
+          (FILES + "test_each_download_says_what_its_page_was_built_from",),
+          "plot_03_split_heads.py differs from"),
     Fault("the landing page's cards removed",
           lambda r: drop_element(r, "en/index.html", '<div class="sd-container-fluid'),
           (_page("en/index.html"),), (_page("en/index.html"),), "[landing page]"),
@@ -576,10 +588,11 @@ def pytest(python: str, args: tuple[str, ...], cwd: Path, env: dict, extra: list
 def copy_site(site: Path, into: Path) -> Path:
     """``into``/_build/html, the site's files linked (a change writes anew: write), with the
     build's records of what ran where the checks look for them, beside it as beside the site:
-    _build/jupyter_execute, _build/sources (the Chinese gallery's pages) and auto_examples."""
+    _build/jupyter_execute, _build/sources (the Chinese edition's sources), auto_examples and
+    the tutorial's notebooks."""
     copy = into / "_build" / "html"
     shutil.copytree(site, copy, copy_function=os.link)
-    for record in (Path("jupyter_execute"), Path("sources"), Path("..", "auto_examples")):
+    for record in ("jupyter_execute", "sources", "../auto_examples", "../tutorial"):
         if (site.parent / record).is_dir():
             (copy.parent / record).symlink_to((site.parent / record).resolve())
     return copy

@@ -687,6 +687,42 @@ def test_each_download_holds_the_code_its_page_shows(layout) -> None:
     assert not problems, "\n".join(problems)
 
 
+# a notebook's roles become links to the site (or code) as it is written out: links, roles and
+# code spans are left out when compared (fences first, whose backticks would pair wrongly)
+ROLE_OR_LINK = re.compile(r"```+|\[[^\]]*\]\([^)]*\)|[{:][\w:-]+[}:]`[^`]*`|`[^`]*`")
+
+
+def cells_said(notebook: Path) -> list[str]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return [" ".join(ROLE_OR_LINK.sub(" ", "".join(c["source"])).split()) for c in cells]
+
+
+def test_each_download_says_what_its_page_was_built_from(layout) -> None:
+    """Every .py and .ipynb a page offers says what the page's own source says, prose and code,
+    in each edition: a gallery script is its example (docs/auto_examples, the Chinese one in
+    _build/sources/zh_CN), a notebook its example's or its tutorial page's, cell by cell (links
+    aside). A sentence or a number changed in a download fails, not only its code."""
+    build = layout.root.parent
+    sources = {"en": build.parent, "zh_CN": build / "sources" / "zh_CN"}
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        for page in sorted(folder.rglob("*.html")):
+            text, rel = page.read_text(encoding="utf-8"), page.relative_to(folder)
+            for download in page_downloads(page, text, ".py") + page_downloads(page, text, ".ipynb"):
+                parts = (*rel.parent.parts, "notebooks") if rel.parts[0] == "tutorial" else rel.parent.parts
+                source = sources[language].joinpath(*parts, download.name)
+                if not source.is_file():
+                    problems.append(f"{language} {rel}: {download.name} has no source at {source}")
+                    continue
+                compared += 1
+                same = (download.read_bytes() == source.read_bytes() if download.suffix == ".py"
+                        else cells_said(download) == cells_said(source))  # fmt: skip
+                if not same:
+                    problems.append(f"{language} {rel}: {download.name} differs from {source}")
+    assert compared >= 2 * 65, f"only {compared} downloads compared with their sources"
+    assert not problems, "\n".join(problems)
+
+
 # ---------------------------------------------------------------------------------------------
 # Each executed page shows the code that ran and what it printed
 
