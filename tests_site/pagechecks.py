@@ -206,6 +206,7 @@ FIGURE_SRC = re.compile(
 # figure drawn for the 7 in column; on a phone its phone version (docs/_ext/site_figures.py),
 # so that 10 pt text is shown at 11 px or more on both
 SHOWN_AT_LEAST = {"desktop": 0.9, "phone": 0.8}
+SHOWN_AT_MOST = 1.02  # and never enlarged past what was drawn
 
 
 def figure_size_problems(page, html: str, screen: str) -> list[str]:
@@ -218,6 +219,8 @@ def figure_size_problems(page, html: str, screen: str) -> list[str]:
     for figure in figures:
         if figure["shown"] < SHOWN_AT_LEAST[screen] * figure["natural"]:
             problems.append(f"figure scaled down (its text below 10 pt): {figure}")
+        if figure["shown"] > SHOWN_AT_MOST * figure["natural"]:
+            problems.append(f"figure shown larger than drawn (blurred, its text too large): {figure}")
         if abs(figure["stretch"] - 1) > 0.02:  # squeezed or stretched: its words distorted
             problems.append(f"figure out of its proportions: {figure}")
         if screen == "phone" and figure["phoneSource"] and "_phone" not in figure["src"]:
