@@ -291,6 +291,14 @@ FAULTS = [
           lambda r: sub(r, HEATMAPS, rf'(<img )((?:width="\d+" height="\d+" )?src="[^"]*{FIGURE}\.png")',
                         r'\1style="width: 45%" \2'),
           (_page(HEATMAPS),), (_page(HEATMAPS),), "[figure sizes]"),
+    Fault("a gallery output's text made light grey by sphinx-gallery's stylesheet",
+          lambda r: write(r / "en/_static/sg_gallery.css", (r / "en/_static/sg_gallery.css").read_text()
+                          + "\ndiv.sphx-glr-script-out .highlight pre { color: #c8c8c8 !important; }\n"),
+          (_page(HEATMAPS),), (_page(HEATMAPS),), "[code colours, light] code text below 4.5:1"),
+    Fault("dark code text in the dark theme, from the theme's stylesheet (Chinese edition)",
+          lambda r: write(r / "zh_CN/_static/styles/theme.css", (r / "zh_CN/_static/styles/theme.css")
+                          .read_text() + '\nhtml[data-theme="dark"] .highlight .n { color: #303030 !important }\n'),
+          (_page(ZH_HEATMAPS),), (_page(ZH_HEATMAPS),), "[code colours, dark] code text below 4.5:1: SPAN.n"),
     Fault("a figure shown larger than drawn (width 420 to 560 on an English page)",
           lambda r: sub(r, "en/tutorial/02_walkthrough.html", 'width="420" height="1180"',
                         'width="560" height="1180"'),

@@ -238,6 +238,44 @@ FIGURE_STYLE_JS = """(img) => {
 GALLERY_FIGURES = "img.sphx-glr-single-img, img.sphx-glr-multi-img"
 
 
+# The highlighted code as shown: each kind of text in it (a token's class, in its kind of block)
+# against the background it sits on, 4.5:1. axe skips the code (SKIP_CODE) and
+# tests/test_code_contrast.py proves Pygments' colours; this sees what any served stylesheet
+# (sphinx-gallery's, the theme's, the site's own) makes of them.
+CODE_SHOWN_JS = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => v / 255)
+    .map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ground = (el) => {
+    for (let at = el; at; at = at.parentElement) {
+      const c = rgb(getComputedStyle(at).backgroundColor);
+      if (c.length === 3 || c[3] > 0.9) return c;
+    }
+    return [255, 255, 255];
+  };
+  const seen = new Set(), low = [];
+  for (const el of document.querySelectorAll('#main-content .highlight pre, #main-content .highlight pre *')) {
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const block = el.closest('.highlight').parentElement.className;
+    const key = el.tagName + '.' + el.className + ' in ' + block;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(ground(el))].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < 4.5) low.push(key + ': ' + getComputedStyle(el).color + ' on ' + ground(el) + ', '
+      + ratio.toFixed(2) + ':1, "' + el.textContent.trim().slice(0, 30) + '"');
+  }
+  return {kinds: seen.size, low};
+}"""
+
+
+def code_contrast_problems(page) -> list[str]:
+    """Every kind of text in the page's highlighted code at 4.5:1 on its background."""
+    found = page.evaluate(CODE_SHOWN_JS)
+    return [f"code text below 4.5:1: {low}" for low in found["low"]]
+
+
 def _rgb(color: str) -> tuple[float, ...]:
     values = [float(v) for v in re.findall(r"[\d.]+", color)]
     alpha = values[3] if len(values) > 3 else 1.0

@@ -18,7 +18,8 @@ spread over the browsers by pytest-xdist).
   change with the colours: pagechecks.BEYOND_STRUCTURE); the home page's light run takes the
   whole page and every WCAG and best-practice rule (the template's header, navigation and
   footer); all without the
-  highlighted code (tests/test_code_contrast.py proves every token's colours). The dark
+  highlighted code (tests/test_code_contrast.py proves every token's colours), whose text as
+  shown, whatever stylesheet colours it, is read at 4.5:1 in both themes. The dark
   screenshots, and the gallery's figures on a light background in the dark.
 - **phone**: the same page resized to 390 x 844. Nothing scrolls sideways (math that scrolls in
   its own box is a stop of the keyboard); code in tables breaks
@@ -62,6 +63,7 @@ from pagechecks import (
     STRUCTURE,
     WIDE_TABLES_JS,
     axe_problems,
+    code_contrast_problems,
     desktop_screenshot,
     error_table_problems,
     figure_size_problems,
@@ -186,9 +188,11 @@ def accessibility_checks(sweep, page_path: str, context: dict) -> dict[str, list
         else:
             light = axe_problems(page, PAGE, STRUCTURE)
             light += axe_problems(page, ARTICLE, BEYOND_STRUCTURE)
+        code = code_contrast_problems(page)
         set_theme(page, "dark")
         dark = axe_problems(page, ARTICLE, BEYOND_STRUCTURE)
-        found = {"all of axe, light": light, "all of axe, dark": dark}
+        found = {"all of axe, light": light, "all of axe, dark": dark,
+                 "code colours, light": code, "code colours, dark": code_contrast_problems(page)}
     if page_path in context["screenshots"]:
         name, folder = context["screenshots"][page_path], context["screenshot_dir"]
         found["dark screenshot"] = desktop_screenshot(page, folder, name, "dark")
