@@ -22,9 +22,7 @@ from site_facts import GENERATED, GENERATED_PAGES
 
 # -- Project -----------------------------------------------------------------------------------
 
-project = "mha"
-author = "The mha authors"
-copyright = "2026, The mha authors"
+project, author, copyright = "mha", "The mha authors", "2026, The mha authors"
 release = metadata("mha")["Version"]
 version = ".".join(release.split(".")[:2])
 # The project's addresses: pyproject.toml's [project.urls], as installed ("Name, URL").
@@ -179,10 +177,12 @@ def katex_on_unix_socket(cls, rundir: Path, timeout: float):
 KaTeXServer.start_server_process = classmethod(katex_on_unix_socket)
 katex_css_path = f"katex-{katex_version}/katex.min.css"
 
-# -- Each page's description: sphinxext-opengraph -------------------------------------------------
-# <meta name="description"> from the page's first (translated) paragraph or its front matter's
-# ``description``; og:* lines for link previews, no social card images.
+# -- Each page's description (sphinxext-opengraph): the first paragraphs or front matter's, no code
 ogp_site_url = mha_documentation_url
+from docutils.nodes import Invisible
+from sphinx_gallery._doctree_links import code_links_block
+
+code_links_block.__bases__ += (Invisible,)  # sphinx-gallery's linked code: skipped there
 ogp_enable_meta_description = True
 ogp_social_cards = {"enable": False}
 

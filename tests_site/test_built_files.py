@@ -408,6 +408,7 @@ def article_text(page: Path) -> str:
 # the papers' titles, kept in English (the glossary's rule), and quotations: the sentences
 # the model reads are English, quoted “…” or 「…」
 KEPT_ENGLISH = ("Attention Is All You Need", "Are Sixteen Heads Really Better than One")
+INLINE_CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.DOTALL)
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》")
 # a heading, caption, choice, term or table header without a Chinese character is English,
 # but for the names that stand alone as table headers
@@ -502,6 +503,16 @@ def english_sentences(page: Path) -> list[str]:
                and not CJK.search(label) and label not in KEPT_NAMES]  # fmt: skip
     said = [said for said in parser.said if re.search(r"[A-Za-z]{3,}", said.split(" ", 1)[1])
             and not CJK.search(said)]  # fmt: skip
+    # a Chinese description (or link preview) with an English sentence inside, outside what the
+    # page shows as code and what it quotes (up to where the description is cut)
+    markup = page.read_text(encoding="utf-8")
+    codes = sorted({html.unescape(re.sub(r"<[^>]+>", "", c)) for c in INLINE_CODE.findall(markup)},
+                   key=len, reverse=True)  # fmt: skip
+    for description in (html.unescape(s) for s in parser.said if s.startswith("meta")):
+        prose = re.sub(r"“[^”]*$", "", QUOTED.sub("", description))
+        for code in codes:
+            prose = prose.replace(code, "")
+        said += [f"{description[:60]}...: {run!r}" for run in ENGLISH_RUN.findall(prose)]
     around = [f"around the article {words!r}" for words in parser.around
               if re.search(r"[A-Za-z]{3,}", words) and not CJK.search(words)
               and words not in KEPT_AROUND and not API_NAME.fullmatch(words)]  # fmt: skip
