@@ -220,7 +220,9 @@ def figure_size_problems(page, html: str, screen: str) -> list[str]:
         if figure["shown"] < SHOWN_AT_LEAST[screen] * figure["natural"]:
             problems.append(f"figure scaled down (its text below 10 pt): {figure}")
         if figure["shown"] > SHOWN_AT_MOST * figure["natural"]:
-            problems.append(f"figure shown larger than drawn (blurred, its text too large): {figure}")
+            problems.append(
+                f"figure shown larger than drawn (blurred, its text too large): {figure}"
+            )
         if abs(figure["stretch"] - 1) > 0.02:  # squeezed or stretched: its words distorted
             problems.append(f"figure out of its proportions: {figure}")
         if screen == "phone" and figure["phoneSource"] and "_phone" not in figure["src"]:

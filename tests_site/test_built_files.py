@@ -719,9 +719,14 @@ def test_each_download_says_what_its_page_was_built_from(layout) -> None:
     for language, folder in layout.languages.items():
         for page in sorted(folder.rglob("*.html")):
             text, rel = page.read_text(encoding="utf-8"), page.relative_to(folder)
-            for download in page_downloads(page, text, ".py") + page_downloads(page, text, ".ipynb"):
-                parts = (*rel.parent.parts, "notebooks") if rel.parts[0] == "tutorial" else rel.parent.parts
-                source = sources[language].joinpath(*parts, download.name)
+            folders = (*rel.parent.parts, "notebooks")[
+                : len(rel.parts) - (rel.parts[0] != "tutorial")
+            ]
+            for download in [
+                *page_downloads(page, text, ".py"),
+                *page_downloads(page, text, ".ipynb"),
+            ]:
+                source = sources[language].joinpath(*folders, download.name)
                 if not source.is_file():
                     problems.append(f"{language} {rel}: {download.name} has no source at {source}")
                     continue

@@ -191,8 +191,12 @@ def accessibility_checks(sweep, page_path: str, context: dict) -> dict[str, list
         code = code_contrast_problems(page)
         set_theme(page, "dark")
         dark = axe_problems(page, ARTICLE, BEYOND_STRUCTURE)
-        found = {"all of axe, light": light, "all of axe, dark": dark,
-                 "code colours, light": code, "code colours, dark": code_contrast_problems(page)}
+        found = {
+            "all of axe, light": light,
+            "all of axe, dark": dark,
+            "code colours, light": code,
+            "code colours, dark": code_contrast_problems(page),
+        }
     if page_path in context["screenshots"]:
         name, folder = context["screenshots"][page_path], context["screenshot_dir"]
         found["dark screenshot"] = desktop_screenshot(page, folder, name, "dark")
