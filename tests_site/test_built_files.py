@@ -719,9 +719,8 @@ def test_each_download_says_what_its_page_was_built_from(layout) -> None:
     for language, folder in layout.languages.items():
         for page in sorted(folder.rglob("*.html")):
             text, rel = page.read_text(encoding="utf-8"), page.relative_to(folder)
-            folders = (*rel.parent.parts, "notebooks")[
-                : len(rel.parts) - (rel.parts[0] != "tutorial")
-            ]
+            notebooks = ("notebooks",) if rel.parts[0] == "tutorial" else ()  # written there
+            folders = rel.parent.parts + notebooks
             for download in [
                 *page_downloads(page, text, ".py"),
                 *page_downloads(page, text, ".ipynb"),
