@@ -862,6 +862,13 @@ TYPED = [
     ("the keys the keys is/are", "plural"),
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
+    ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met
+    ("the key near the boxes the girl saw is/are", "singular"),
+    ("the king helped the queen because the dogs is/are", "plural"),  # the second clause's subject
+    ("the boy met the girls so the box near the doors is/are", "singular"),
+    ("the king near the queen met the girl because they", "groups"),  # any two, or all three
+    ("the dog met the girl because they", "together"),  # an animal and a person, together
+    ("the dog met the dog because they", "together"),
 ]
 # Every typed sentence, with each head switched off in turn: what the page says and shows.
 SWEEP_JS = """(sentences) => {

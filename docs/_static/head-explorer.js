@@ -203,8 +203,9 @@
 
   // Whom the pronoun can mean, by number and gender: each person it fits, each animal of its
   // number (a dog can be "he" or "she", dogs "they"), a pronoun before it that is the same word
-  // ("he met the queen because he"), and for "they", two or more people named one by one,
-  // together. `named`: every person, animal and pronoun before the last word, in order.
+  // ("he met the queen because he"), and for "they", the two named one by one (people, animals
+  // or pronouns), together; of three or more, English does not say which (`single`: those).
+  // `named`: every person, animal and pronoun before the last word, in order.
   function referents(data, tokens, pronoun) {
     const pronouns = data.queries.pronoun;
     const before = tokens.slice(0, -1);
@@ -216,8 +217,8 @@
     const named = before.map((w, i) => i).filter((i) => fits(before[i]).length);
     const people = named.filter((i) => data.words[before[i]].refers || pronouns.includes(before[i]));
     const found = named.filter((i) => fits(before[i]).includes(pronoun));
-    const single = people.filter((i) => (data.words[before[i]].refers || before[i]) !== "they");
-    return { named, people, single, found: pronoun === "they" && single.length > 1 ? [...found, "together"] : found };
+    const single = named.filter((i) => !fits(before[i]).includes("they"));
+    return { named, people, single, found: pronoun === "they" && single.length === 2 ? [...found, "together"] : found };
   }
 
   // The sentence's task (from its last word), whether the model was trained on its kind (the
@@ -251,7 +252,7 @@
     if (task === "agreement") {
       if (parsed) {
         marks.subject = parsed.subject;
-        const distractor = parsed.distractor !== undefined ? parsed.distractor : parsed.fronted;
+        const distractor = [parsed.clause, parsed.distractor, parsed.fronted].find((i) => i !== undefined);
         if (distractor !== undefined) marks.distractor = distractor; // the noun nearest the verb
         answer = data.words[tokens[parsed.subject]].number;
       } else { // of no kind the grammar reads: decided where every noun is of one number
@@ -283,10 +284,12 @@
         [why, marks.antecedent] = [parsed ? "phrase" : "means", found[0]];
       } else if (found.length > 1) {
         why = "several"; // "the dog ... the girl ... she"
+      } else if (tokens[query] === "they" && who.single.length > 2) {
+        why = "groups"; // "the king near the queen met the girl because they": any two, or all
       } else {
         why = parsed ? "neither" : count === 0 ? "nobody" : count === 2 ? "none" : "people";
       }
-      if (why === "together") group = who.single; // "they": these people, together
+      if (why === "together" || why === "groups") group = who.single; // "they": these, together
       // "the girl met the boys so they": the boys, by number; the girl and the boys together
       // is a reading too, said beside the answer
       if (answer && tokens[query] === "they" && who.single.length) also = [...who.single, found[0]].sort((a, b) => a - b);
@@ -331,9 +334,9 @@
     else set.add(item);
   }
 
-  function fill(template, values) { // no space left between two Chinese characters ("头 2 和头 3")
+  function fill(template, values) { // no space between two Chinese characters ("头 2 和头 3"), or brackets
     return template.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all))
-      .replace(/(\p{Script=Han}) +(?=\p{Script=Han})/gu, "$1");
+      .replace(/([\p{Script=Han}」）]) +(?=[\p{Script=Han}「（])/gu, "$1");
   }
 
   function el(name, attrs, parent) {
@@ -411,7 +414,7 @@
     const side = (c) => { // the same, short: "plural", "the first person (boy)"
       const { sentence, tokens } = state;
       const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
-      const name = text["side_" + c] || text["value_" + c];
+      const name = (at !== undefined && text["side_" + c]) || text["value_" + c]; // who, or which
       return at === undefined ? name : fill(text.value_person, { value: name, word: tokens[at] });
     };
 
@@ -854,6 +857,7 @@
         noun: text.answer_noun, none: text.answer_none, neither: text.answer_neither,
         nobody: text.answer_nobody, several: fill(text.answer_several, { words: join(found, text.list_or) }),
         together: fill(text.answer_together, { people: named(sentence.group) }),
+        groups: fill(text.answer_groups, { people: named(sentence.group) }),
         phrase: fill(text.answer_phrase, { pronoun: tokens[sentence.query], word: found[0] }),
         means: fill(text.answer_means, { pronoun: tokens[sentence.query], word: found[0] }),
       }[sentence.why];

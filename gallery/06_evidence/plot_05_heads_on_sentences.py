@@ -200,8 +200,8 @@ for s in [*train_set.values(), *held_out.values()]:
 # matches it, with the same marks: asserted). The second is wider: what a reader can also
 # build whose answer English still decides (a person or a pronoun as the subject, several
 # adjectives or none, no "the" or "the the", its noun twice, a phrase before the subject or
-# none after it). The site's head explorer reads both, and says of every sentence whether the
-# model was trained on its kind.
+# none after it, a clause before is/are or a sentence before because, so or when). The site's
+# head explorer reads both, and says of every sentence whether the model was trained on its kind.
 
 CATEGORIES = {
     "THE": ["the"], "ADJ": ADJECTIVES, "AGE": AGES, "THING": [n for pair in THINGS for n in pair],
@@ -212,9 +212,10 @@ PHRASE = "(?:PREP THE* (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "w
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:.* CONJ (?=PRONOUN SLOT))? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
+        "(?:.* CONJ)? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
         + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) \\k<subject>? "
-        + "(?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* SLOT",
+        + "(?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* "
+        + "(?:THE* (?:ADJ|AGE)* (?<clause>THING|PERSON|PRONOUN) VERB)? SLOT",
     ),
     "pronoun": (
         "THE AGE? (?<first>PERSON) VERB THE AGE? (?<second>PERSON) CONJ PRONOUN",
@@ -258,6 +259,9 @@ assert parse(["the", "the", "keys", "is/are"], "agreement", "wider") == {"subjec
 assert parse(["the", "keys", "keys", "is/are"], "agreement", "wider") == {"subject": 1}
 he_is = ["the", "boy", "met", "the", "girl", "because", "he", VERB_SLOT]
 assert parse(he_is, "agreement", "wider") == {"subject": 6}
+boys = ["the", "boys", "the", "girl", "met", VERB_SLOT]  # the boys (whom) the girl met
+assert parse(boys, "agreement", "wider") == {"subject": 1, "clause": 3}
+assert parse([*he_is[:6], "the", "dogs", VERB_SLOT], "agreement", "wider") == {"subject": 7}
 assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
 queens = ["the", "king", "met", "the", "queens", "near", "the", "box", "because", "they"]
 assert parse(queens, "pronoun") is None
@@ -802,19 +806,20 @@ assert shown_heads[0] != shown_heads[1]  # two different heads, two relations
 #
 # The explorer's word builder offers every word, so a reader can build sentences of kinds the
 # generator never writes. Here are some of each kind: two adjectives, a person as the subject,
-# no "the", a phrase before the subject, no phrase at all, and, for the pronoun, a third
-# person beside the first, a phrase after the second, two people the pronoun both fits, "they"
-# for two people named one by one, or words in any order. With them, sentences the generator
-# writes. A pronoun means whoever it fits by number and gender, among every person named (an
-# animal fits each pronoun of its number, a pronoun the same word); "they" can also mean two
-# people named one by one, together. English decides the answer when the pronoun can mean one
+# no "the", a phrase before the subject, no phrase at all, a clause ("the boys the girl met
+# is/are", "... because the dogs is/are"), and, for the pronoun, a third person beside the
+# first, a phrase after the second, two people the pronoun both fits, "they" for two people
+# named one by one, or words in any order. With them, sentences the generator writes. A
+# pronoun means whoever it fits by number and gender, among every person named (an animal fits
+# each pronoun of its number, a pronoun the same word); "they" can also mean the two named one
+# by one, together (of three or more, English does not say which). English decides the answer when the pronoun can mean one
 # only, and the model can give it when that one is the first or the second of its two people
 # (or of the only two named, people, animals or pronouns); a verb slot after nouns that are all
 # of one number takes that number. The site's tests run the page on all of them: those of the
 # generator's kind must get its answer, and every other one the page's note that the model
 # never saw such a sentence. On the generator's kind, the model must be right nearly always.
 
-KINDS = ["adjectives", "person", "bare", "fronted", "short", "three", "phrases", "both", "together", "words"]  # fmt: skip
+KINDS = ["adjectives", "person", "bare", "fronted", "short", "three", "phrases", "both", "together", "clause", "words"]  # fmt: skip
 
 
 def phrase(rng):
@@ -836,8 +841,8 @@ def referents(tokens):
     named = [i for i, pronouns in enumerate(fits) if pronouns]
     people = [i for i in named if before[i] in REFERS or before[i] in QUERIES["pronoun"]]
     found = [i for i in named if tokens[-1] in fits[i]]
-    single = [i for i in people if REFERS.get(before[i], before[i]) != "they"]
-    return found + (["together"] if tokens[-1] == "they" and len(single) > 1 else []), named, people
+    single = [i for i in named if "they" not in fits[i]]  # of three or more, English says not which
+    return found + (["together"] if tokens[-1] == "they" and len(single) == 2 else []), named, people
 
 
 def decide(tokens, first=None, second=None):
@@ -898,6 +903,13 @@ def outside(rng, kind):
         a, b = rng.choice(PEOPLE)[0], rng.choice(PEOPLE)[0]
         tokens = ["the", a, rng.choice(VERBS), "the", b, rng.choice(CONJUNCTIONS), "they"]
         answer = None
+    elif kind == "clause":  # "the boys the girl met is/are", "... because the dogs is/are"
+        s, other = agreement(rng), rng.choice(PEOPLE)[rng.randrange(2)]
+        if rng.randrange(2):
+            tokens = [*s["tokens"][:-1], "the", other, rng.choice(VERBS), VERB_SLOT]
+        else:
+            tokens = [*pronoun(rng)["tokens"][:-1], *s["tokens"]]
+        answer = s["answer"]
     else:  # words in any order, ending with a word the model answers for
         tokens = [*rng.choices(VOCAB[1:], k=rng.randrange(2, 9)), rng.choice([VERB_SLOT, "he", "she", "they"])]  # fmt: skip
         answer = None
