@@ -842,7 +842,7 @@ def referents(tokens):
     people = [i for i in named if before[i] in REFERS or before[i] in QUERIES["pronoun"]]
     found = [i for i in named if tokens[-1] in fits[i]]
     single = [i for i in named if "they" not in fits[i]]  # of three or more, English says not which
-    return found + (["together"] if tokens[-1] == "they" and len(single) == 2 else []), named, people
+    return found + (["together"] if tokens[-1] == "they" and len(single) == 2 else []), named, people  # fmt: skip
 
 
 def decide(tokens, first=None, second=None):
