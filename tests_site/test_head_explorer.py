@@ -869,6 +869,10 @@ TYPED = [
     ("the king near the queen met the girl because they", "groups"),  # any two, or all three
     ("the dog met the girl because they", "together"),  # an animal and a person, together
     ("the dog met the dog because they", "together"),
+    ("the dog saw the dog because he", "several"),  # either dog
+    ("the dogs saw the dogs because they", "several"),
+    ("the boy saw the keys is/are", "plural"),  # saw (that) the keys are
+    ("the girls saw the box is/are", "singular"),
 ]
 # Every typed sentence, with each head switched off in turn: what the page says and shows.
 SWEEP_JS = """(sentences) => {

@@ -269,7 +269,8 @@
       let two = parsed ? [parsed.first, parsed.second] : count === 2 ? who.people : [];
       // the same word named again is the one named before ("... because she helped the boy so
       // he"), unless it is both of the two ("the boy met the boy because he": two boys)
-      if (!(two.length === 2 && tokens[two[0]] === tokens[two[1]])) {
+      const pair = two.length === 2 ? two : who.named.length === 2 ? who.named : []; // "the dog saw the dog"
+      if (!(pair.length === 2 && tokens[pair[0]] === tokens[pair[1]])) {
         found = found.filter((i, n) => i === "together" || !found.slice(0, n).some((j) => tokens[j] === tokens[i]));
       }
       const one = found.length === 1 && found[0] !== "together";

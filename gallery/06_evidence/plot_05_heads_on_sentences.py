@@ -206,13 +206,13 @@ for s in [*train_set.values(), *held_out.values()]:
 CATEGORIES = {
     "THE": ["the"], "ADJ": ADJECTIVES, "AGE": AGES, "THING": [n for pair in THINGS for n in pair],
     "PERSON": [n for p in PEOPLE for n in p[:2]], "PREP": PREPOSITIONS, "VERB": VERBS,
-    "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"],
+    "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"], "SAW": ["saw"],
 }  # fmt: skip
 PHRASE = "(?:PREP THE* (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:.* CONJ)? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
+        "(?:.* (?:CONJ|SAW))? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
         + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) \\k<subject>? "
         + "(?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* "
         + "(?:THE* (?:ADJ|AGE)* (?<clause>THING|PERSON|PRONOUN) VERB)? SLOT",
@@ -262,6 +262,8 @@ assert parse(he_is, "agreement", "wider") == {"subject": 6}
 boys = ["the", "boys", "the", "girl", "met", VERB_SLOT]  # the boys (whom) the girl met
 assert parse(boys, "agreement", "wider") == {"subject": 1, "clause": 3}
 assert parse([*he_is[:6], "the", "dogs", VERB_SLOT], "agreement", "wider") == {"subject": 7}
+saw = ["the", "boy", "saw", "the", "keys", VERB_SLOT]
+assert parse(saw, "agreement", "wider") == {"subject": 4}
 assert parse(fronted, "agreement", "wider") == {"fronted": 2, "subject": 4}
 queens = ["the", "king", "met", "the", "queens", "near", "the", "box", "because", "they"]
 assert parse(queens, "pronoun") is None
@@ -852,7 +854,8 @@ def decide(tokens, first=None, second=None):
     word named again is the one named before, unless it is both of the two."""
     found, named, people = referents(tokens)
     two = (first, second) if first is not None else tuple(people) if len(people) == 2 else ()
-    if not (len(two) == 2 and tokens[two[0]] == tokens[two[1]]):
+    pair = two if len(two) == 2 else tuple(named) if len(named) == 2 else ()  # fmt: skip
+    if not (len(pair) == 2 and tokens[pair[0]] == tokens[pair[1]]):
         found = [i for n, i in enumerate(found) if i == "together" or tokens[i] not in [tokens[j] for j in found[:n]]]  # fmt: skip
     if len(found) != 1 or found[0] == "together":
         return None
@@ -905,10 +908,13 @@ def outside(rng, kind):
         answer = None
     elif kind == "clause":  # "the boys the girl met is/are", "... because the dogs is/are"
         s, other = agreement(rng), rng.choice(PEOPLE)[rng.randrange(2)]
-        if rng.randrange(2):
+        which = rng.randrange(3)
+        if which == 0:
             tokens = [*s["tokens"][:-1], "the", other, rng.choice(VERBS), VERB_SLOT]
-        else:
+        elif which == 1:
             tokens = [*pronoun(rng)["tokens"][:-1], *s["tokens"]]
+        else:  # "the boy saw the keys is/are": saw (that) the keys are
+            tokens = ["the", other, "saw", *s["tokens"]]
         answer = s["answer"]
     else:  # words in any order, ending with a word the model answers for
         tokens = [*rng.choices(VOCAB[1:], k=rng.randrange(2, 9)), rng.choice([VERB_SLOT, "he", "she", "they"])]  # fmt: skip
