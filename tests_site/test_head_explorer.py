@@ -736,10 +736,11 @@ def test_no_verdict_on_what_is_not_a_sentence(explorer, language: str) -> None:
     page.select_option(".head-explorer .hx-sentence", "")  # "(your own sentence)": an empty field
     assert page.input_value(".head-explorer .hx-input") == ""
     assert page.evaluate("document.activeElement.classList.contains('hx-input')")
-    enter(page, "the the keys is/are")  # "the" twice: read through, its subject plural
+    enter(page, "the the keys is/are")  # "the" twice: no sentence, no answer, and said so
     shown, said = page.evaluate(STALE_JS), answer(page)
     assert not shown["stale"] and not any(shown["inert"]) and min(shown["opacity"]) == 1, shown
-    assert text["answer"].format(answer=text["value_plural"]) in said["text"], said
+    assert text["answer_unread_pair"].format(words="the the") in said["text"], said
+    assert said["verdict"] == "none", said
     assert said["note"] == text["outside_agreement"], said
     assert not watch.problems, "\n".join(watch.problems)
 
@@ -813,7 +814,7 @@ TYPED = [
     ("the cabinets near the lamp to the door is/are", "plural"),
     ("the red lamp on the old tables is/are", "singular"),
     ("the old is/are.", "noun"),  # no noun to agree with (finished: a full stop)
-    ("the the keys is/are", "plural"),  # "the" twice, read through
+    ("the the keys is/are", "unread"),  # "the" twice: English reads no sentence
     ("the boy met the girls because he", "first"),
     ("the king helped the woman because she", "second"),
     ("the queens saw the man so they", "first"),
@@ -841,11 +842,11 @@ TYPED = [
     ("the king met the queen near the girl because she", "several"),
     ("the boy met the king near the girl because she", "phrase"),  # she: the girl, not one of two
     ("the man saw the box because he.", "means"),  # he: the man, the only person
-    ("the man saw the box because she", "people"),  # one person only, whom "she" does not fit
+    ("the man saw the box because she", "neither"),  # one person only, whom "she" does not fit
     ("the box near the table because she.", "nobody"),
     ("the dog helped the girl because she", "several"),  # a dog can be "she" too
     ("the boy saw the key because he.", "means"),  # he: the boy, in no sentence of two people
-    ("the keys keys near the box is/are", "plural"),  # the subject's noun twice, read through
+    ("the keys keys near the box is/are", "unread"),  # the subject's noun twice
     ("the dogs saw the boy because they", "first"),  # they: the dogs, the first of two named
     ("the dogs helped the king so they", "first"),  # an animal and a person, the only two named
     ("the dog helped the dogs when they", "second"),
@@ -855,11 +856,16 @@ TYPED = [
     ("they met the king because he", "second"),
     ("he met the queen so they", "together"),
     ("the man saw the dog because he", "several"),  # finished: "he", not "helped" on its way
-    ("the king king met the queen because he", "means"),  # the king named twice: he, the king
+    ("the king king met the queen because he", "unread"),
     ("the boy met the girl because she helped the boy so he", "means"),  # the same boy again
     ("the boy met the boy because he", "several"),  # two boys
-    ("the book the book the book is/are", "singular"),  # every noun of one number decides
-    ("the keys the keys is/are", "plural"),
+    ("the book the book the book is/are", "unread"),  # no subject read; the nouns' number said
+    ("the keys the keys is/are", "unread"),
+    ("the keys near is/are", "unread"),  # a preposition with nothing after it
+    ("the girls so is/are", "unread"),
+    ("she met he because he", "unread"),  # "met he": not English
+    ("the keys the dog saw near the door is/are", "plural"),  # a clause with a phrase
+    ("the man saw the girls so they saw the boy when she", "neither"),  # she fits no one
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
     ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met

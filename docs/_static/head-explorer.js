@@ -221,6 +221,20 @@
     return { named, people, single, found: pronoun === "they" && single.length === 2 ? [...found, "together"] : found };
   }
 
+  // Two neighbouring words no English sentence puts together ("the the", "keys keys", "near
+  // is/are", "met he", "so is/are"), by the example's grammar: what may follow a word of each
+  // category. On such a string no answer is right or wrong.
+  function garbled(data, tokens) {
+    const { categories, follow } = data;
+    const kinds = (w) => Object.keys(categories).filter((c) => categories[c].includes(w));
+    for (let i = 0; i + 1 < tokens.length; i++) {
+      const after = kinds(tokens[i + 1]);
+      const wrong = kinds(tokens[i]).some((c) => follow[c] && !follow[c].some((k) => after.includes(k)));
+      if (tokens[i] === tokens[i + 1] || wrong) return tokens.slice(i, i + 2);
+    }
+    return null;
+  }
+
   // The sentence's task (from its last word), whether the model was trained on its kind (the
   // example's "trained" pattern and an answer), the words the answer depends on and the answer
   // itself where English decides one (the "wider" pattern), else why not. `open`: the last word
@@ -248,17 +262,17 @@
     }
     const parsed = roles.trained || roles.wider;
     const marks = {};
-    let answer = null, why = null, count = 0, found = [], group = [], also = [];
+    let answer = null, why = null, count = 0, found = [], group = [], also = [], number = null;
     if (task === "agreement") {
       if (parsed) {
         marks.subject = parsed.subject;
         const distractor = [parsed.clause, parsed.distractor, parsed.fronted].find((i) => i !== undefined);
         if (distractor !== undefined) marks.distractor = distractor; // the noun nearest the verb
         answer = data.words[tokens[parsed.subject]].number;
-      } else { // of no kind the grammar reads: decided where every noun is of one number
+      } else { // of no kind the grammar reads: no answer, the nouns' number said where it is one
         const numbers = new Set(tokens.slice(0, query).map((w) => data.words[w].number).filter(Boolean));
-        if (numbers.size === 1) [answer] = numbers; // "the book the book is/are"
-        else why = numbers.size ? "none" : "noun";
+        if (numbers.size === 1) [number] = numbers; // "the book the book is/are"
+        why = numbers.size ? "unread" : "noun";
       }
     } else {
       const who = referents(data, tokens, tokens[query]);
@@ -288,7 +302,7 @@
       } else if (tokens[query] === "they" && who.single.length > 2) {
         why = "groups"; // "the king near the queen met the girl because they": any two, or all
       } else {
-        why = parsed ? "neither" : count === 0 ? "nobody" : count === 2 ? "none" : "people";
+        why = parsed || who.named.length ? "neither" : count === 0 ? "nobody" : "people";
       }
       if (why === "together" || why === "groups") group = who.single; // "they": these, together
       // "the girl met the boys so they": the boys, by number; the girl and the boys together
@@ -302,8 +316,11 @@
     // one ("the king he", on the way to "helped"): the reader is typing that word, no verdict yet
     const joined = ["because", "so", "when"].includes(tokens[last - 1]); // "... because he": whole
     if (open && !parsed && !joined && longer(tokens[last])) return { problem: "typing", completes: tokens[last] };
+    const pair = why === "noun" ? null : garbled(data, tokens); // "the keys keys": no sentence, no answer
+    if (pair) [answer, why, found, group, also] = [null, "unread", [], [], []];
     const inside = Boolean(roles.trained) && answer !== null;
-    return { task, query, marks, answer, inside, why, count, found, group, also };
+    if (pair) for (const kind of Object.keys(marks)) delete marks[kind];
+    return { task, query, marks, answer, inside, why, count, found, group, also, number, pair };
   }
 
   function gloss(data, tokens, sentence) {
@@ -409,12 +426,12 @@
     const list = (heads) => join(heads.map((h) => fill(text.head_ref, { n: h })));
     const value = (sentence, c, tokens) => { // "plural", or "the first of the two people (boy)"
       const name = text["value_" + c];
-      const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
+      const at = sentence.task === "pronoun" ? (sentence.marks.people || [])[c === "first" ? 0 : 1] : undefined;
       return at === undefined ? name : fill(text.value_person, { value: name, word: tokens[at] });
     };
     const side = (c) => { // the same, short: "plural", "the first person (boy)"
       const { sentence, tokens } = state;
-      const at = sentence.task === "pronoun" ? sentence.marks.people[c === "first" ? 0 : 1] : undefined;
+      const at = sentence.task === "pronoun" ? (sentence.marks.people || [])[c === "first" ? 0 : 1] : undefined;
       const name = (at !== undefined && text["side_" + c]) || text["value_" + c]; // who, or which
       return at === undefined ? name : fill(text.value_person, { value: name, word: tokens[at] });
     };
@@ -862,6 +879,10 @@
         phrase: fill(text.answer_phrase, { pronoun: tokens[sentence.query], word: found[0] }),
         means: fill(text.answer_means, { pronoun: tokens[sentence.query], word: found[0] }),
       }[sentence.why];
+      if (sentence.why === "unread") {
+        const number = sentence.number ? fill(text.answer_unread_number, { number: text["value_" + sentence.number] }) : "";
+        return sentences([sentence.pair ? fill(text.answer_unread_pair, { words: sentence.pair.join(" ") }) : text.answer_unread, number]);
+      }
       return said || fill(text.answer_people, { n: sentence.count });
     }
 

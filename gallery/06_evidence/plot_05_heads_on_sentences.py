@@ -199,8 +199,8 @@ for s in [*train_set.values(), *held_out.values()]:
 # what the generator writes, and so all the model is trained on (every sentence above
 # matches it, with the same marks: asserted). The second is wider: what a reader can also
 # build whose answer English still decides (a person or a pronoun as the subject, several
-# adjectives or none, no "the" or "the the", its noun twice, a phrase before the subject or
-# none after it, a clause before is/are or a sentence before because, so or when). The site's
+# adjectives or none, no "the", a phrase before the subject or none after it, a clause before
+# is/are or a sentence before because, so, when or saw). The site's
 # head explorer reads both, and says of every sentence whether the model was trained on its kind.
 
 CATEGORIES = {
@@ -208,19 +208,19 @@ CATEGORIES = {
     "PERSON": [n for p in PEOPLE for n in p[:2]], "PREP": PREPOSITIONS, "VERB": VERBS,
     "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"], "SAW": ["saw"],
 }  # fmt: skip
-PHRASE = "(?:PREP THE* (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
+PHRASE = "(?:PREP THE? (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:.* (?:CONJ|SAW))? (?:PREP THE* (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE* "
-        + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) \\k<subject>? "
-        + "(?:PREP THE* (?:ADJ|AGE)* (?<distractor>THING|PERSON))* "
-        + "(?:THE* (?:ADJ|AGE)* (?<clause>THING|PERSON|PRONOUN) VERB)? SLOT",
+        "(?:.* (?:CONJ|SAW))? (?:PREP THE? (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE? "
+        + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) "
+        + "(?:PREP THE? (?:ADJ|AGE)* (?<distractor>THING|PERSON))* "
+        + f"(?:THE? (?:ADJ|AGE)* (?<clause>THING|PERSON|PRONOUN) VERB {PHRASE}*)? SLOT",
     ),
     "pronoun": (
         "THE AGE? (?<first>PERSON) VERB THE AGE? (?<second>PERSON) CONJ PRONOUN",
-        f"{PHRASE}* THE* (?:ADJ|AGE)* (?<first>PERSON) {PHRASE}* "
-        + f"VERB THE* (?:ADJ|AGE)* (?<second>PERSON) {PHRASE}* CONJ PRONOUN",
+        f"{PHRASE}* THE? (?:ADJ|AGE)* (?<first>PERSON) {PHRASE}* "
+        + f"VERB THE? (?:ADJ|AGE)* (?<second>PERSON) {PHRASE}* CONJ PRONOUN",
     ),
 }
 WORDS = sorted({word for words in CATEGORIES.values() for word in words})
@@ -238,13 +238,31 @@ GRAMMAR = {task: dict(zip(("trained", "wider"), map(compiled, both), strict=True
 
 def parse(tokens, task, which="trained"):
     """The words the pattern names (role: index), or None if the sentence is not of its kind."""
-    # Python's named groups and named backreference
-    pattern = GRAMMAR[task][which].replace("(?<", "(?P<").replace("\\k<subject>", "(?P=subject)")
+    pattern = GRAMMAR[task][which].replace("(?<", "(?P<")  # Python's named groups
     found = re.fullmatch(pattern, "".join(CODES.get(word, " ") for word in tokens))
     return found and {role: found.start(role) for role, at in found.groupdict().items() if at}
 
 
+# What may follow a word of each category in an English sentence: two neighbours that no
+# sentence puts together ("the the", "keys keys", "near is/are", "met he", "so is/are") make
+# a string that English grammar does not read, on which no answer is right or wrong.
+NOUN = ["ADJ", "AGE", "THING", "PERSON"]
+FOLLOW = {"THE": NOUN, "ADJ": NOUN, "AGE": NOUN, "PREP": ["THE", *NOUN], "VERB": ["THE", *NOUN, "PREP", "SLOT"],
+          "CONJ": ["THE", *NOUN, "PRONOUN"]}  # fmt: skip
+
+
+def garbled(tokens):
+    """The first two neighbouring words no English sentence puts together, or None."""
+    kinds = [{c for c, words in CATEGORIES.items() if w in words} for w in tokens]
+    for i in range(len(tokens) - 1):
+        wrong = [c for c in kinds[i] if c in FOLLOW and not kinds[i + 1] & set(FOLLOW[c])]
+        if tokens[i] == tokens[i + 1] or wrong:
+            return tokens[i : i + 2]
+    return None
+
+
 for s in [*train_set.values(), *held_out.values()]:
+    assert garbled(s["tokens"]) is None, s
     roles = parse(s["tokens"], s["task"])
     if s["task"] == "pronoun":  # the first and second person, whichever the pronoun refers to
         first = s["marks"]["antecedent" if s["answer"] == "first" else "other"]
@@ -255,12 +273,13 @@ for s in [*train_set.values(), *held_out.values()]:
 keys = ["the", "big", "red", "keys", "near", "the", "old", "box", "is/are"]
 assert parse(keys, "agreement") is None and parse(keys, "agreement", "wider")["subject"] == 3
 fronted = ["near", "the", "boxes", "the", "key", "is/are"]
-assert parse(["the", "the", "keys", "is/are"], "agreement", "wider") == {"subject": 2}
-assert parse(["the", "keys", "keys", "is/are"], "agreement", "wider") == {"subject": 1}
+assert parse(["the", "the", "keys", "is/are"], "agreement", "wider") is None
+assert parse(["the", "keys", "keys", "is/are"], "agreement", "wider") is None
 he_is = ["the", "boy", "met", "the", "girl", "because", "he", VERB_SLOT]
 assert parse(he_is, "agreement", "wider") == {"subject": 6}
 boys = ["the", "boys", "the", "girl", "met", VERB_SLOT]  # the boys (whom) the girl met
 assert parse(boys, "agreement", "wider") == {"subject": 1, "clause": 3}
+assert parse([*boys[:-1], "near", "the", "box", VERB_SLOT], "agreement", "wider")["subject"] == 1
 assert parse([*he_is[:6], "the", "dogs", VERB_SLOT], "agreement", "wider") == {"subject": 7}
 saw = ["the", "boy", "saw", "the", "keys", VERB_SLOT]
 assert parse(saw, "agreement", "wider") == {"subject": 4}
@@ -814,10 +833,11 @@ assert shown_heads[0] != shown_heads[1]  # two different heads, two relations
 # named one by one, or words in any order. With them, sentences the generator writes. A
 # pronoun means whoever it fits by number and gender, among every person named (an animal fits
 # each pronoun of its number, a pronoun the same word); "they" can also mean the two named one
-# by one, together (of three or more, English does not say which). English decides the answer when the pronoun can mean one
-# only, and the model can give it when that one is the first or the second of its two people
-# (or of the only two named, people, animals or pronouns); a verb slot after nouns that are all
-# of one number takes that number. The site's tests run the page on all of them: those of the
+# by one, together (of three or more, English does not say which). English decides the answer
+# when the pronoun can mean one only, and the model can give it when that one is the first or
+# the second of its two people (or of the only two named, people, animals or pronouns); a
+# string English grammar does not read (two words no sentence puts together, or is/are with
+# no subject it reads) gets no answer. The site's tests run the page on all of them: those of the
 # generator's kind must get its answer, and every other one the page's note that the model
 # never saw such a sentence. On the generator's kind, the model must be right nearly always.
 
@@ -927,9 +947,8 @@ def read_from(s):
     """Whether ``s`` is of the generator's kind, and its answer, as the grammar gives them."""
     trained, wider = (parse(s["tokens"], s["task"], which) for which in ("trained", "wider"))
     roles = trained or wider
-    if not roles and s["task"] == "agreement":  # decided where every noun is of one number
-        numbers = {NUMBER[w] for w in s["tokens"][:-1] if w in NUMBER}
-        return False, numbers.pop() if len(numbers) == 1 else None
+    if garbled(s["tokens"]) or (not roles and s["task"] == "agreement"):  # English reads no answer
+        return False, None
     if not roles:
         return False, decide(s["tokens"])
     if s["task"] == "agreement":
@@ -970,6 +989,8 @@ head_explorer_data = {
     "words": words,
     "groups": GROUPS,
     "grammar": {"codes": CODES, "patterns": GRAMMAR, "accuracy": on_kind},
+    "categories": CATEGORIES,
+    "follow": FOLLOW,
     "toward": {"agreement": "plural", "pronoun": "first"},  # the sign of each head's push
     "examples": [s["tokens"] for s in EXPLORER],
     "try": to_try,
