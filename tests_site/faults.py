@@ -155,6 +155,24 @@ def words_from_search(root: Path, folder: str, document: str, keep: int = 0) -> 
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
 
+def retitle_in_search(
+    root: Path, folder: str, document: str, title: str = "", swap: str = ""
+) -> None:
+    """The page's entry in the search index given another title, or its place swapped with
+    ``swap``'s (names and files, the titles left): each result leads to the other page."""
+    path = root / folder / "searchindex.js"
+    text = path.read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    at = index["docnames"].index(document)
+    if title:
+        index["titles"][at] = title
+    if swap:
+        other = index["docnames"].index(swap)
+        for key in ("docnames", "filenames"):
+            index[key][at], index[key][other] = index[key][other], index[key][at]
+    write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
+
+
 def change_download(root: Path, folder: str, stem: str, suffixes: tuple[str, ...]) -> None:
     """The same line of code changed in the example's downloads of these suffixes."""
     for suffix in suffixes:
@@ -258,6 +276,12 @@ FAULTS = [
           lambda r: drop_from_search(r, "en", "howto/common-errors"),
           (FILES + "test_every_page_is_in_its_search_index",),
           (FILES + "test_every_page_is_in_its_search_index",), "howto/common-errors"),
+    Fault("a Chinese page titled in English in its search results",
+          lambda r: retitle_in_search(r, "zh_CN", "howto/devices", title="Run on a GPU or CPU"),
+          (SEARCH,), (SEARCH,), "howto/devices: indexed as 'Run on a GPU or CPU'"),
+    Fault("two pages swapped in the search index: each result opens the other",
+          lambda r: retitle_in_search(r, "en", "explanation/why-scale", swap="explanation/masks"),
+          (SEARCH,), (SEARCH,), "search results titled wrongly"),
     Fault("a download's .py and .ipynb both changed, unlike the page's code",
           lambda r: change_download(r, "en", "plot_03_split_heads", (".py", ".ipynb")),
           (FILES + "test_each_download_holds_the_code_its_page_shows",),

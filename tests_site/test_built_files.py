@@ -367,6 +367,11 @@ def test_every_page_is_in_its_search_index(layout) -> None:
         wordless = [f"{page}: {words} words, title {title!r}" for page, (words, title)
                     in indexed.items() if words < 5 or not title.strip()]  # fmt: skip
         assert not wordless, f"{language}: pages whose words search does not know: {wordless}"
+        # each result leads where its title says: the title indexed for a page is its heading
+        misnamed = [f"{page}: indexed as {title!r}, its heading {heading!r}"
+                    for page, (_, title) in indexed.items()
+                    if (heading := titles(folder / f"{page}.html")) != _words(title)]  # fmt: skip
+        assert not misnamed, f"{language}: search results titled wrongly:\n" + "\n".join(misnamed)
     # found by its own words: an English page by at least 0.4 of the words of its article (it
     # is 0.45 and up), a Chinese page by Chinese words, at least half as many as its twin's
     english, chinese = (search_words(layout.languages[e]) for e in ("en", "zh_CN"))
@@ -408,7 +413,6 @@ def article_text(page: Path) -> str:
 # the papers' titles, kept in English (the glossary's rule), and quotations: the sentences
 # the model reads are English, quoted “…” or 「…」
 KEPT_ENGLISH = ("Attention Is All You Need", "Are Sixteen Heads Really Better than One")
-INLINE_CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.DOTALL)
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》")
 # a heading, caption, choice, term or table header without a Chinese character is English,
 # but for the names that stand alone as table headers
