@@ -857,7 +857,7 @@ TYPED = [
     ("he met the queen so they", "together"),
     ("the man saw the dog because he", "several"),  # finished: "he", not "helped" on its way
     ("the king king met the queen because he", "unread"),
-    ("the boy met the girl because she helped the boy so he", "means"),  # the same boy again
+    ("the boy met the girl because she helped the boy so he", "first"),  # the same boy again
     ("the boy met the boy because he", "several"),  # two boys
     ("the book the book the book is/are", "unread"),  # no subject read; the nouns' number said
     ("the keys the keys is/are", "unread"),
@@ -866,6 +866,8 @@ TYPED = [
     ("she met he because he", "unread"),  # "met he": not English
     ("the keys the dog saw near the door is/are", "plural"),  # a clause with a phrase
     ("the man saw the girls so they saw the boy when she", "neither"),  # she fits no one
+    ("the king saw he is/are", "singular"),  # saw (that) he is
+    ("the king met the queen so he met the boy because she", "second"),  # the first two named
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
     ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met
@@ -1215,6 +1217,7 @@ BACK_TO_TOP_JS = """() => {
   const r = button.getBoundingClientRect();
   button.style.display = was;
   return {width: r.width, height: r.height, left: r.left, right: r.right, name: button.textContent,
+          shown: getComputedStyle(button).display,
           article: document.querySelector('.bd-article').getBoundingClientRect().right};
 }"""
 
@@ -1238,12 +1241,12 @@ def test_the_explorer_fits_a_phone(explorer, language: str, screenshot_dir) -> N
     assert fit["leftmost"] >= 0 and fit["widest"] <= fit["width"] + 0.5, fit
     assert fit["smallest"] >= 12, f"tokens drawn below 12 px: {fit}"
     assert fit["smallestTarget"] >= 24, f"a control below 24 px high: {fit}"
-    # "back to top", as the theme shows it when the reader scrolls up: a small button in the
-    # corner, not a pill over the middle of the cards
+    # "back to top", which the theme shows when the reader scrolls up: not on a phone, whose
+    # column leaves no margin for it (it covered the end of the verdict's lines)
+    page.mouse.wheel(0, 600)
+    page.mouse.wheel(0, -300)
     corner = page.evaluate(BACK_TO_TOP_JS)
-    assert corner["width"] <= 48 and corner["height"] <= 48, corner
-    assert PHONE["width"] - 24 <= corner["right"] <= PHONE["width"], corner
-    assert corner["name"].strip(), corner
+    assert corner["width"] == 0 and corner["shown"] == "none", corner
     page.locator(EXPLORER).screenshot(
         path=str(screenshot_dir / f"head-explorer-phone-{language}.png")
     )

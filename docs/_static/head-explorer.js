@@ -229,7 +229,8 @@
     const kinds = (w) => Object.keys(categories).filter((c) => categories[c].includes(w));
     for (let i = 0; i + 1 < tokens.length; i++) {
       const after = kinds(tokens[i + 1]);
-      const wrong = kinds(tokens[i]).some((c) => follow[c] && !follow[c].some((k) => after.includes(k)));
+      const may = kinds(tokens[i]).filter((c) => follow[c]); // "saw": a verb, or saw (that) he...
+      const wrong = may.length > 0 && !may.some((c) => follow[c].some((k) => after.includes(k)));
       if (tokens[i] === tokens[i + 1] || wrong) return tokens.slice(i, i + 2);
     }
     return null;
@@ -278,9 +279,9 @@
       const who = referents(data, tokens, tokens[query]);
       count = who.people.length;
       found = who.found;
-      // the two the model chooses between: the pattern's; else the two people named; or the
+      // the two the model chooses between: the pattern's; else the first two people named; or the
       // only two named at all, where the pronoun means one ("the dogs helped the king so they")
-      let two = parsed ? [parsed.first, parsed.second] : count === 2 ? who.people : [];
+      let two = parsed ? [parsed.first, parsed.second] : count >= 2 ? who.people.slice(0, 2) : [];
       // the same word named again is the one named before ("... because she helped the boy so
       // he"), unless it is both of the two ("the boy met the boy because he": two boys)
       const pair = two.length === 2 ? two : who.named.length === 2 ? who.named : []; // "the dog saw the dog"

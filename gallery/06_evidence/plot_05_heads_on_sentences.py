@@ -248,14 +248,15 @@ def parse(tokens, task, which="trained"):
 # a string that English grammar does not read, on which no answer is right or wrong.
 NOUN = ["ADJ", "AGE", "THING", "PERSON"]
 FOLLOW = {"THE": NOUN, "ADJ": NOUN, "AGE": NOUN, "PREP": ["THE", *NOUN], "VERB": ["THE", *NOUN, "PREP", "SLOT"],
-          "CONJ": ["THE", *NOUN, "PRONOUN"]}  # fmt: skip
+          "CONJ": ["THE", *NOUN, "PRONOUN"], "SAW": ["THE", *NOUN, "PRONOUN"]}  # fmt: skip
 
 
 def garbled(tokens):
     """The first two neighbouring words no English sentence puts together, or None."""
-    kinds = [{c for c, words in CATEGORIES.items() if w in words} for w in tokens]
+    kinds = [{c for c, words in CATEGORIES.items() if w in words and c in FOLLOW} for w in tokens]
     for i in range(len(tokens) - 1):
-        wrong = [c for c in kinds[i] if c in FOLLOW and not kinds[i + 1] & set(FOLLOW[c])]
+        after = {c for c, words in CATEGORIES.items() if tokens[i + 1] in words}
+        wrong = kinds[i] and not any(after & set(FOLLOW[c]) for c in kinds[i])  # "saw": VERB or SAW
         if tokens[i] == tokens[i + 1] or wrong:
             return tokens[i : i + 2]
     return None
@@ -870,10 +871,10 @@ def referents(tokens):
 def decide(tokens, first=None, second=None):
     """The answer English gives: the one person (or animal) the pronoun can mean, if that is the
     first or the second of the two the model chooses between: the grammar's ``first`` and
-    ``second``, else the two people named, else the only two named at all (else None). The same
+    ``second``, else the first two people named, else the only two named at all (else None). The same
     word named again is the one named before, unless it is both of the two."""
     found, named, people = referents(tokens)
-    two = (first, second) if first is not None else tuple(people) if len(people) == 2 else ()
+    two = (first, second) if first is not None else tuple(people[:2]) if len(people) >= 2 else ()
     pair = two if len(two) == 2 else tuple(named) if len(named) == 2 else ()  # fmt: skip
     if not (len(pair) == 2 and tokens[pair[0]] == tokens[pair[1]]):
         found = [i for n, i in enumerate(found) if i == "together" or tokens[i] not in [tokens[j] for j in found[:n]]]  # fmt: skip
