@@ -489,8 +489,8 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
     assert text["also_together"].format(people=together, word="boys") in said["text"], said
     enter(page, "the girl met the boys so she")
     assert text["also_together"].split("{")[0] not in answer(page)["text"], answer(page)
-    enter(page, "the box near the table because she.")  # no person at all: no "0 people"
-    assert answer(page)["text"].startswith(text["answer_nobody"]), answer(page)
+    enter(page, "the box near the table because she.")  # no verb: no sentence to read
+    assert answer(page)["text"].startswith(text["answer_unread"]), answer(page)
     # a switch that puts a wrong answer right says that it fixes it
     enter(page, " ".join(fix["tokens"]))
     heads = text["head_ref"].format(n=fix["head"])
@@ -843,7 +843,7 @@ TYPED = [
     ("the boy met the king near the girl because she", "phrase"),  # she: the girl, not one of two
     ("the man saw the box because he.", "means"),  # he: the man, the only person
     ("the man saw the box because she", "neither"),  # one person only, whom "she" does not fit
-    ("the box near the table because she.", "nobody"),
+    ("the box near the table because she.", "unread"),  # no verb: no clause to read
     ("the dog helped the girl because she", "several"),  # a dog can be "she" too
     ("the boy saw the key because he.", "means"),  # he: the boy, in no sentence of two people
     ("the keys keys near the box is/are", "unread"),  # the subject's noun twice
@@ -868,6 +868,8 @@ TYPED = [
     ("the man saw the girls so they saw the boy when she", "neither"),  # she fits no one
     ("the king saw he is/are", "singular"),  # saw (that) he is
     ("the king met the queen so he met the boy because she", "second"),  # the first two named
+    ("the boy so the dogs is/are", "unread"),  # no clause before "so"
+    ("the boy the girl met the man because he", "unread"),  # "the boy" has no verb
     ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
     ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met

@@ -318,9 +318,10 @@
     const joined = ["because", "so", "when"].includes(tokens[last - 1]); // "... because he": whole
     if (open && !parsed && !joined && longer(tokens[last])) return { problem: "typing", completes: tokens[last] };
     const pair = why === "noun" ? null : garbled(data, tokens); // "the keys keys": no sentence, no answer
-    if (pair) [answer, why, found, group, also] = [null, "unread", [], [], []];
+    const reads = Boolean(parsed) || (task === "pronoun" && m.grammar.pronoun.reads.test(coded));
+    if (pair || (!reads && why !== "noun")) [answer, why, found, group, also] = [null, "unread", [], [], []];
     const inside = Boolean(roles.trained) && answer !== null;
-    if (pair) for (const kind of Object.keys(marks)) delete marks[kind];
+    if (why === "unread") for (const kind of Object.keys(marks)) delete marks[kind];
     return { task, query, marks, answer, inside, why, count, found, group, also, number, pair };
   }
 

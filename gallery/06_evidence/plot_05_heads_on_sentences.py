@@ -209,10 +209,13 @@ CATEGORIES = {
     "CONJ": CONJUNCTIONS, "SLOT": [VERB_SLOT], "PRONOUN": ["he", "she", "they"], "SAW": ["saw"],
 }  # fmt: skip
 PHRASE = "(?:PREP THE? (?:ADJ|AGE)* (?:THING|PERSON))"  # "near the old box", "with the boys"
+NOUN_PHRASE = f"(?:THE? (?:ADJ|AGE)* (?:THING|PERSON) {PHRASE}*|PRONOUN)"  # "the boy with the dog"
+CLAUSE = f"(?:{PHRASE}* {NOUN_PHRASE} VERB (?:{NOUN_PHRASE}|{PHRASE}*))"  # "the king met the queen"
 PATTERNS = {  # task: (the generator's, the wider one)
     "agreement": (
         "THE ADJ? (?<subject>THING) (?:PREP THE ADJ? (?<distractor>THING)){1,2} SLOT",
-        "(?:.* (?:CONJ|SAW))? (?:PREP THE? (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE? "
+        f"(?:(?:{CLAUSE} CONJ)+|{PHRASE}* {NOUN_PHRASE} SAW)? "
+        + "(?:PREP THE? (?:ADJ|AGE)* (?<fronted>THING|PERSON))? THE? "
         + "(?:ADJ|AGE)* (?<subject>THING|PERSON|PRONOUN) "
         + "(?:PREP THE? (?:ADJ|AGE)* (?<distractor>THING|PERSON))* "
         + f"(?:THE? (?:ADJ|AGE)* (?<clause>THING|PERSON|PRONOUN) VERB {PHRASE}*)? SLOT",
@@ -234,6 +237,8 @@ def compiled(pattern):
 
 
 GRAMMAR = {task: dict(zip(("trained", "wider"), map(compiled, both), strict=True)) for task, both in PATTERNS.items()}  # fmt: skip
+# a pronoun's sentence the grammar reads at all: clauses joined by because, so or when
+GRAMMAR["pronoun"]["reads"] = compiled(f"(?:{CLAUSE} CONJ)+ PRONOUN")
 
 
 def parse(tokens, task, which="trained"):
@@ -948,7 +953,8 @@ def read_from(s):
     """Whether ``s`` is of the generator's kind, and its answer, as the grammar gives them."""
     trained, wider = (parse(s["tokens"], s["task"], which) for which in ("trained", "wider"))
     roles = trained or wider
-    if garbled(s["tokens"]) or (not roles and s["task"] == "agreement"):  # English reads no answer
+    reads = s["task"] == "pronoun" and parse(s["tokens"], "pronoun", "reads") is not None
+    if garbled(s["tokens"]) or (not roles and not reads):  # English reads no answer
         return False, None
     if not roles:
         return False, decide(s["tokens"])
