@@ -542,6 +542,12 @@ FAULTS = [
           lambda r: sub(r, "zh_CN/explanation/masks.html", r"3 维形式以批量为主序.*?得到的正是这种顺序。", ""),
           (FILES + "test_a_translation_keeps_every_number_and_name",),
           (FILES + "test_a_translation_keeps_every_number_and_name",), "the Chinese lacks"),
+    Fault("a sentence with no number or code dropped from a Chinese paragraph",
+          lambda r: sub(r, "zh_CN/explanation/why-heads.html",
+                        "这是一个很强的限制：如果某个位置同时需要来自两个地方的信息，单个 softmax "
+                        "就必须把权重分给两者，而取平均又会把两个值混在一起。", "", count=0),
+          (FILES + "test_a_translation_keeps_every_number_and_name",),
+          (FILES + "test_a_translation_keeps_every_number_and_name",), "lacks ['a sentence']"),
     Fault("two entries of a Chinese sidebar with each other's titles",
           lambda r: sub(r, "zh_CN/howto/devices.html", r'(href="checkpoints.html">)加载或转换 PyTorch 检查点(</a>.*?href="masks.html">)对填充和未来位置加掩码',
                         r"\1对填充和未来位置加掩码\2加载或转换 PyTorch 检查点"),

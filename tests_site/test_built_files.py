@@ -297,8 +297,13 @@ def _without(markup: str, opening: str) -> str:
     return markup
 
 
-def facts(page: Path) -> list[Counter]:
-    """Each paragraph's inline code and the numbers of its prose, counted."""
+# where a sentence ends: in English before a space (not "e.g."), in Chinese at its full stop
+SENTENCE_END = {"en": re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?][”’\")]?(?=\s|$)"),
+                "zh_CN": re.compile(r"[。！？]|[.!?](?=\s|$)")}  # fmt: skip
+
+
+def facts(page: Path, language: str = "en") -> list[Counter]:
+    """Each paragraph's inline code, the numbers of its prose and its sentences, counted."""
     text = page.read_text(encoding="utf-8")
     article = article_of(text)
     article = re.sub(r"<(pre|script|style)\b.*?</\1>", "", article, flags=re.DOTALL)
@@ -308,21 +313,22 @@ def facts(page: Path) -> list[Counter]:
         names = [_words(code) for code in INLINE_CODE.findall(block)]
         prose = _words(re.sub(r"<code\b.*?</code>", " ", block, flags=re.DOTALL))
         numbers = [re.sub(r"[^\d.]", "", n) for n in NUMBER.findall(prose)]
-        found.append(Counter(names) + Counter(numbers))
+        ends = SENTENCE_END[language].findall(re.sub(r"^\d+\.\s", "", prose))  # not "2. Project"
+        found.append(Counter(names) + Counter(numbers) + Counter({"a sentence": len(ends)}))
     return found
 
 
 def test_a_translation_keeps_every_number_and_name(layout) -> None:
-    """Each paragraph of a Chinese page has the inline code and the numbers of its English
-    twin: a sentence dropped from a translation, or a number changed in it, fails (the
-    number said in words in Chinese is listed in SAID_OTHERWISE)."""
+    """Each paragraph of a Chinese page has the inline code, the numbers and as many sentences
+    as its English twin: a sentence dropped from a translation, or a number changed in it,
+    fails (the number said in words in Chinese is listed in SAID_OTHERWISE)."""
     english, chinese = layout.main, layout.languages["zh_CN"]
     problems, compared = [], 0
     for page in html_pages(english):
         rel = page.relative_to(english).as_posix()
         if "generated" in rel or not (chinese / rel).is_file():
             continue  # the API's pages are English in both; a missing page fails elsewhere
-        ours, theirs = facts(page), facts(chinese / rel)
+        ours, theirs = facts(page), facts(chinese / rel, "zh_CN")
         if len(ours) != len(theirs):
             continue  # test_the_editions_show_the_same_things says which parts differ
         for number, (a, b) in enumerate(zip(ours, theirs, strict=True)):
