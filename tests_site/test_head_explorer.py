@@ -833,19 +833,20 @@ TYPED = [
     ("near the box the king met the queen because she", "second"),
     ("the king saw the queen so they", "together"),  # two people named one by one
     ("the boy called the girl when they", "together"),
-    ("the kings met the queens because they", "several"),
+    ("the kings met the queens because they", "they_open"),  # either, or all of them
     ("the boy met the man because he", "several"),
     ("the boy with the girl met the queen because she", "several"),
-    ("the king met the queen near the boys because they", "several"),  # boys, or both together
+    ("the king met the queen near the boys because they", "they_open"),  # boys, or a group
     ("the woman thanked the man near the girl because she", "several"),
     ("the king met the girl near the queen because she", "several"),
     ("the king met the queen near the girl because she", "several"),
     ("the boy met the king near the girl because she", "phrase"),  # she: the girl, not one of two
-    ("the man saw the box because he.", "means"),  # he: the man, the only person
+    ("the man saw the box because he.", "first"),  # he: the man, the first of two nouns
     ("the man saw the box because she", "neither"),  # one person only, whom "she" does not fit
     ("the box near the table because she.", "unread"),  # no verb: no clause to read
     ("the dog helped the girl because she", "several"),  # a dog can be "she" too
-    ("the boy saw the key because he.", "means"),  # he: the boy, in no sentence of two people
+    ("the boy saw the key because he.", "first"),  # he: the boy, the first of two nouns
+    ("the key saw the box near the man because he", "means"),  # the man, not one of the two
     ("the keys keys near the box is/are", "unread"),  # the subject's noun twice
     ("the dogs saw the boy because they", "first"),  # they: the dogs, the first of two named
     ("the dogs helped the king so they", "first"),  # an animal and a person, the only two named
@@ -870,7 +871,10 @@ TYPED = [
     ("the king met the queen so he met the boy because she", "second"),  # the first two named
     ("the boy so the dogs is/are", "unread"),  # no clause before "so"
     ("the boy the girl met the man because he", "unread"),  # "the boy" has no verb
-    ("the king met the queens near the dogs because they", "several"),  # the queens or the dogs
+    ("the box saw the boy so he", "second"),  # the first two nouns: box, boy
+    ("the boy saw the lamps so they", "second"),  # a thing can be "they"
+    ("the man with the girls helped the woman so they", "they_open"),
+    ("the king met the queens near the dogs because they", "they_open"),  # queens, dogs, or all
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
     ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met
     ("the key near the boxes the girl saw is/are", "singular"),
@@ -880,7 +884,7 @@ TYPED = [
     ("the dog met the girl because they", "together"),  # an animal and a person, together
     ("the dog met the dog because they", "together"),
     ("the dog saw the dog because he", "several"),  # either dog
-    ("the dogs saw the dogs because they", "several"),
+    ("the dogs saw the dogs because they", "they_open"),
     ("the boy saw the keys is/are", "plural"),  # saw (that) the keys are
     ("the girls saw the box is/are", "singular"),
 ]

@@ -212,13 +212,15 @@
     const fits = (w) => { // the pronouns a word can be meant by
       const { refers, animal, number } = data.words[w];
       if (pronouns.includes(w)) return [w];
-      return refers ? [refers] : animal ? (number === "plural" ? ["they"] : ["he", "she"]) : [];
+      if (refers) return [refers];
+      return number === "plural" ? ["they"] : animal ? ["he", "she"] : []; // "the lamps": they
     };
     const named = before.map((w, i) => i).filter((i) => fits(before[i]).length);
     const people = named.filter((i) => data.words[before[i]].refers || pronouns.includes(before[i]));
     const found = named.filter((i) => fits(before[i]).includes(pronoun));
     const single = named.filter((i) => !fits(before[i]).includes("they"));
-    return { named, people, single, found: pronoun === "they" && single.length === 2 ? [...found, "together"] : found };
+    const together = pronoun === "they" && single.length === 2 && !found.length;
+    return { named, people, single, found: together ? [...found, "together"] : found };
   }
 
   // Two neighbouring words no English sentence puts together ("the the", "keys keys", "near
@@ -279,9 +281,10 @@
       const who = referents(data, tokens, tokens[query]);
       count = who.people.length;
       found = who.found;
-      // the two the model chooses between: the pattern's; else the first two people named; or the
+      // the two the model chooses between: the pattern's; else the first two nouns named; or the
       // only two named at all, where the pronoun means one ("the dogs helped the king so they")
-      let two = parsed ? [parsed.first, parsed.second] : count >= 2 ? who.people.slice(0, 2) : [];
+      const nouns = tokens.slice(0, query).map((w, i) => i).filter((i) => data.words[tokens[i]].number);
+      let two = parsed ? [parsed.first, parsed.second] : nouns.length >= 2 ? nouns.slice(0, 2) : [];
       // the same word named again is the one named before ("... because she helped the boy so
       // he"), unless it is both of the two ("the boy met the boy because he": two boys)
       const pair = two.length === 2 ? two : who.named.length === 2 ? who.named : []; // "the dog saw the dog"
@@ -292,7 +295,11 @@
       if ((one && !two.includes(found[0]) || !two.length) && who.named.length === 2) two = who.named;
       marks.people = two;
       const at = two.indexOf(found[0]);
-      if (one && at >= 0) {
+      const plural = found.filter((i) => i !== "together"); // for "they": each plural named
+      const open = tokens[query] === "they" && (plural.length >= 2 || (plural.length > 0 && who.single.length >= 2));
+      if (open) {
+        why = "they_open"; // "the kings met the queens because they": either, or all of them
+      } else if (one && at >= 0) {
         [marks.antecedent, marks.other, answer] = [found[0], two[1 - at], ["first", "second"][at]];
       } else if (found.length === 1 && found[0] === "together") {
         why = "together";
@@ -306,9 +313,11 @@
         why = parsed || who.named.length ? "neither" : count === 0 ? "nobody" : "people";
       }
       if (why === "together" || why === "groups") group = who.single; // "they": these, together
+      if (why === "they_open") group = [...new Set([...found, ...who.single])].sort((a, b) => a - b);
       // "the girl met the boys so they": the boys, by number; the girl and the boys together
       // is a reading too, said beside the answer
-      if (answer && tokens[query] === "they" && who.single.length) also = [...who.single, found[0]].sort((a, b) => a - b);
+      const thing = answer && !data.words[tokens[found[0]]].refers && !data.words[tokens[found[0]]].animal;
+      if (answer && !thing && tokens[query] === "they" && who.single.length) also = [...who.single, found[0]].sort((a, b) => a - b);
     }
     // still being typed, and nothing named for the last word to depend on ("the she", on the
     // way to "the sheep"): a fragment, not yet a sentence to give a verdict on
@@ -878,6 +887,10 @@
         nobody: text.answer_nobody, several: fill(text.answer_several, { words: join(found, text.list_or) }),
         together: fill(text.answer_together, { people: named(sentence.group) }),
         groups: fill(text.answer_groups, { people: named(sentence.group) }),
+        they_open: fill(text.answer_they_open, {
+          words: join(found, text.list_or),
+          people: sentence.group.length > 2 ? fill(text.any_of, { people: named(sentence.group) }) : named(sentence.group),
+        }),
         phrase: fill(text.answer_phrase, { pronoun: tokens[sentence.query], word: found[0] }),
         means: fill(text.answer_means, { pronoun: tokens[sentence.query], word: found[0] }),
       }[sentence.why];

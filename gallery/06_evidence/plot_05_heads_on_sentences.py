@@ -857,6 +857,7 @@ def phrase(rng):
 
 # an animal fits each pronoun of its number: a dog can be "he" or "she", dogs "they"
 FITS = {noun: ("they",) if NUMBER[noun] == "plural" else ("he", "she") for noun in ANIMALS}
+FITS |= {plural: ("they",) for _, plural in THINGS if plural not in ANIMALS}  # "the lamps": they
 
 
 def referents(tokens):
@@ -870,16 +871,20 @@ def referents(tokens):
     people = [i for i in named if before[i] in REFERS or before[i] in QUERIES["pronoun"]]
     found = [i for i in named if tokens[-1] in fits[i]]
     single = [i for i in named if "they" not in fits[i]]  # of three or more, English says not which
-    return found + (["together"] if tokens[-1] == "they" and len(single) == 2 else []), named, people  # fmt: skip
+    together = tokens[-1] == "they" and len(single) == 2 and not found
+    return found + (["together"] if together else []), named, people, single
 
 
 def decide(tokens, first=None, second=None):
     """The answer English gives: the one person (or animal) the pronoun can mean, if that is the
     first or the second of the two the model chooses between: the grammar's ``first`` and
-    ``second``, else the first two people named, else the only two named at all (else None). The same
+    ``second``, else the first two nouns named, else the only two named at all (else None). The same
     word named again is the one named before, unless it is both of the two."""
-    found, named, people = referents(tokens)
-    two = (first, second) if first is not None else tuple(people[:2]) if len(people) >= 2 else ()
+    found, named, _, single = referents(tokens)
+    if tokens[-1] == "they" and (len(found) >= 2 or (found and len(single) >= 2)):
+        return None  # "the kings met the queens because they": either, or all of them
+    nouns = [i for i, w in enumerate(tokens[:-1]) if w in NUMBER]  # nouns and pronouns, in order
+    two = (first, second) if first is not None else tuple(nouns[:2]) if len(nouns) >= 2 else ()
     pair = two if len(two) == 2 else tuple(named) if len(named) == 2 else ()  # fmt: skip
     if not (len(pair) == 2 and tokens[pair[0]] == tokens[pair[1]]):
         found = [i for n, i in enumerate(found) if i == "together" or tokens[i] not in [tokens[j] for j in found[:n]]]  # fmt: skip
