@@ -874,6 +874,8 @@ TYPED = [
     ("the box saw the boy so he", "second"),  # the first two nouns: box, boy
     ("the boy saw the lamps so they", "second"),  # a thing can be "they"
     ("the man with the girls helped the woman so they", "they_open"),
+    ("the girl called the boy when he saw the man so he", "several"),  # boy or man: "he" is the boy
+    ("the boy met the girl because she saw the woman so they", "groups"),  # "she" is the girl
     ("the king met the queens near the dogs because they", "they_open"),  # queens, dogs, or all
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
     ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met

@@ -215,7 +215,11 @@
       if (refers) return [refers];
       return number === "plural" ? ["they"] : animal ? ["he", "she"] : []; // "the lamps": they
     };
-    const named = before.map((w, i) => i).filter((i) => fits(before[i]).length);
+    // a pronoun that only one word before it can mean is that word, not one more named
+    // ("the girl called the boy when he saw the man so he": boy or man)
+    const earlier = (i) => before.slice(0, i).filter((w) => fits(w).includes(before[i]) && !pronouns.includes(w));
+    const named = before.map((w, i) => i)
+      .filter((i) => fits(before[i]).length && !(pronouns.includes(before[i]) && earlier(i).length === 1));
     const people = named.filter((i) => data.words[before[i]].refers || pronouns.includes(before[i]));
     const found = named.filter((i) => fits(before[i]).includes(pronoun));
     const single = named.filter((i) => !fits(before[i]).includes("they"));

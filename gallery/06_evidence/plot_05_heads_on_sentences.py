@@ -868,6 +868,9 @@ def referents(tokens):
     before = tokens[:-1]
     fits = [(w,) if w in QUERIES["pronoun"] else (REFERS[w],) if w in REFERS else FITS.get(w, ()) for w in before]  # fmt: skip
     named = [i for i, pronouns in enumerate(fits) if pronouns]
+    # a pronoun that only one word before it can mean is that word, not one more named
+    mean = {i: [j for j in named[: named.index(i)] if before[i] in fits[j] and before[j] not in QUERIES["pronoun"]] for i in named}  # fmt: skip
+    named = [i for i in named if not (before[i] in QUERIES["pronoun"] and len(mean[i]) == 1)]
     people = [i for i in named if before[i] in REFERS or before[i] in QUERIES["pronoun"]]
     found = [i for i in named if tokens[-1] in fits[i]]
     single = [i for i in named if "they" not in fits[i]]  # of three or more, English says not which
