@@ -173,6 +173,15 @@ def retitle_in_search(
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
 
+def retitle_section(root: Path, folder: str, title: str, new: str) -> None:
+    """A section's title in the search index (what a result shows as "page > section")."""
+    path = root / folder / "searchindex.js"
+    text = path.read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    index["alltitles"][new] = index["alltitles"].pop(title)
+    write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
+
+
 def change_download(root: Path, folder: str, stem: str, suffixes: tuple[str, ...]) -> None:
     """The same line of code changed in the example's downloads of these suffixes."""
     for suffix in suffixes:
@@ -278,6 +287,22 @@ FAULTS = [
           (FILES + "test_each_figure_shows_its_editions_words",),
           (FILES + "test_each_figure_shows_its_editions_words",),
           "what_heads_learn_001_phone.png: an English page's figure shows Chinese"),
+    Fault("an API page's example printing what the package does not (a mask's row)",
+          lambda r: sub(r, "en/reference/generated/mha.causal_mask.html",
+                        r'<span class="go">        \[False, False,  True\],',
+                        '<span class="go">        [False,  True,  True],'),
+          (FILES + "test_each_api_example_is_the_packages",),
+          (FILES + "test_each_api_example_is_the_packages",), "en mha.causal_mask.html"),
+    Fault("a number in a Chinese API page's example",
+          lambda r: sub(r, "zh_CN/reference/generated/mha.attention_flops.html", r"\(6400, 340480\)",
+                        "(6400, 340408)"),
+          (FILES + "test_each_api_example_is_the_packages",),
+          (FILES + "test_each_api_example_is_the_packages",), "zh_CN mha.attention_flops.html"),
+    Fault("a one-word English card title on the Chinese landing page",
+          lambda r: sub(r, "zh_CN/index.html", r'(sd-card-title sd-font-weight-bold docutils">\s*)教程',
+                        r"\1Tutorial"),
+          (FILES + "test_chinese_prose_is_chinese",), (FILES + "test_chinese_prose_is_chinese",),
+          "label 'Tutorial'"),
     Fault("a page removed from the search index",
           lambda r: drop_from_search(r, "en", "howto/common-errors"),
           (FILES + "test_every_page_is_in_its_search_index",),
@@ -285,6 +310,9 @@ FAULTS = [
     Fault("a Chinese page titled in English in its search results",
           lambda r: retitle_in_search(r, "zh_CN", "howto/devices", title="Run on a GPU or CPU"),
           (SEARCH,), (SEARCH,), "howto/devices: indexed as 'Run on a GPU or CPU'"),
+    Fault("a Chinese section titled in English in search results",
+          lambda r: retitle_section(r, "zh_CN", "计数没有涵盖的部分", "What the count leaves out"),
+          (SEARCH,), (SEARCH,), "explanation/cost: 'What the count leaves out'"),
     Fault("two pages swapped in the search index: each result opens the other",
           lambda r: retitle_in_search(r, "en", "explanation/why-scale", swap="explanation/masks"),
           (SEARCH,), (SEARCH,), "search results titled wrongly"),

@@ -378,6 +378,9 @@ def test_every_page_is_in_its_search_index(layout) -> None:
                     for page, (_, title) in indexed.items()
                     if (heading := titles(folder / f"{page}.html")) != _words(title)]  # fmt: skip
         assert not misnamed, f"{language}: search results titled wrongly:\n" + "\n".join(misnamed)
+        if language == "zh_CN":  # every section's title, as search shows it ("page > section")
+            english = english_section_titles(folder)
+            assert not english, "Chinese search results titled in English:\n" + "\n".join(english)
     # found by its own words: an English page by at least 0.4 of the words of its article (it
     # is 0.45 and up), a Chinese page by Chinese words, at least half as many as its twin's
     english, chinese = (search_words(layout.languages[e]) for e in ("en", "zh_CN"))
@@ -391,6 +394,24 @@ def test_every_page_is_in_its_search_index(layout) -> None:
         if chinese.get(page, (0, 0))[1] < 0.5 * words:
             unfound.append(f"zh_CN {page}: found by {chinese.get(page, (0, 0))[1]} Chinese words")
     assert not unfound, "pages search finds by too few of their words:\n" + "\n".join(unfound)
+
+
+def english_section_titles(folder: Path) -> list[str]:
+    """The section titles of ``folder``'s search index with English words outside code: on a
+    Chinese page (not the API's), each English word of a title is code its page shows."""
+    text = (folder / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)[1])
+    english = []
+    for title, places in index["alltitles"].items():
+        for page in {index["docnames"][number] for number, _ in places} - {""}:
+            if "generated" in page or CJK.search(title) or title in KEPT_NAMES:
+                continue
+            markup = (folder / f"{page}.html").read_text(encoding="utf-8")
+            code = {_words(c) for c in re.findall(r"<code\b.*?</code>", markup, re.DOTALL)}
+            words = set(re.findall(r"[A-Za-z_]{3,}", title))
+            if words - set(" ".join(code).split()):
+                english.append(f"{page}: {title!r}")
+    return english
 
 
 def search_words(folder: Path) -> dict[str, tuple[int, int]]:
@@ -448,8 +469,9 @@ class _Prose(HTMLParser):
         self.depth = 0  # inside <article>
         self.skipping: list[bool] = []
         self.parts: list[str] = []
-        self.labels: list[list[str]] = []  # the text of each heading, caption, term...
+        self.labels: list[list[str]] = []  # the text of each heading, caption, term, card title
         self.in_label = 0
+        self.label_tags: list[str] = []  # the tag each open label began with
         self.said: list[str] = []  # title, description, link preview, alt texts
         self.around: list[str] = []  # each text around the article (sidebars, header, footer)
         self.in_title = False
@@ -469,9 +491,10 @@ class _Prose(HTMLParser):
         if tag == "article":
             self.depth += 1
         self.skipping.append(tag in NOT_PROSE or bool(classes & NOT_PROSE_CLASSES))
-        if tag in LABELS and self.depth:
+        if (tag in LABELS or "sd-card-title" in classes) and self.depth:
             self.in_label += 1
             self.labels.append([])
+            self.label_tags.append(tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.VOID or not self.skipping:
@@ -479,8 +502,9 @@ class _Prose(HTMLParser):
         self.skipping.pop()
         if tag == "article":
             self.depth -= 1
-        if tag in LABELS and self.in_label:
+        if self.label_tags and tag == self.label_tags[-1]:  # a card title: the div's own end
             self.in_label -= 1
+            self.label_tags.pop()
         self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
@@ -1021,3 +1045,32 @@ def test_each_api_signature_is_the_packages(layout) -> None:
                     problems.append(f"{language} {name}({found[1]}): the package's is ({expected})")
     assert compared >= 2 * 30, f"only {compared} signatures compared"
     assert not problems, "\n".join(problems)
+
+
+DOCTEST = re.compile(r'<div class="doctest highlight-\w+ notranslate"><div class="highlight"><pre>(.*?)</pre>',
+                     re.DOTALL)  # fmt: skip
+
+
+def test_each_api_example_is_the_packages(layout) -> None:
+    """Every example an API page shows (the code and what it prints) stands, line for line, in
+    a docstring of the package in src/, whose examples the unit tests run: an output edited on
+    the page fails, in each edition."""
+    docstrings = [
+        [line.strip() for line in (ast.get_docstring(node) or "").splitlines()]
+        for source in (Path(__file__).resolve().parents[1] / "src" / "mha").glob("*.py")
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+    ]
+    written = ["\n".join(lines) for lines in docstrings]
+    problems, compared = [], 0
+    for language, folder in layout.languages.items():
+        for page in (folder / "reference" / "generated").glob("mha*.html"):
+            for block in DOCTEST.findall(page.read_text(encoding="utf-8")):
+                compared += 1
+                shown = "\n".join(line.strip() for line in _text(block).splitlines())
+                if not any(shown in docstring for docstring in written):
+                    problems.append(
+                        f"{language} {page.name}: an example no docstring has:\n{shown}"
+                    )
+    assert compared >= 2 * 30, f"only {compared} examples compared"
+    assert not problems, "\n".join(problems[:10])
