@@ -487,6 +487,10 @@ def test_right_wrong_and_the_kind_of_sentence_said(explorer, language: str) -> N
     said = answer(page)
     together = text["together"].format(people=text["list_last"].format(head="girl", last="boys"))
     assert text["also_together"].format(people=together, word="boys") in said["text"], said
+    enter(page, "they met the boy so they")  # the first "they", or they and the boy together
+    said = answer(page)
+    together = text["together"].format(people=text["list_last"].format(head="they", last="boy"))
+    assert text["also_together"].format(people=together, word="they") in said["text"], said
     enter(page, "the girl met the boys so she")
     assert text["also_together"].split("{")[0] not in answer(page)["text"], answer(page)
     enter(page, "the box near the table because she.")  # no verb: no sentence to read
@@ -876,6 +880,8 @@ TYPED = [
     ("the man with the girls helped the woman so they", "they_open"),
     ("the girl called the boy when he saw the man so he", "several"),  # boy or man: "he" is the boy
     ("the boy met the girl because she saw the woman so they", "groups"),  # "she" is the girl
+    ("the girl saw he so she", "unread"),  # "saw he": he is no object
+    ("the dogs saw they so they", "unread"),
     ("the king met the queens near the dogs because they", "they_open"),  # queens, dogs, or all
     ("the boy met the girl because he is/are", "singular"),  # a pronoun as the subject
     ("the boys the girl met is/are", "plural"),  # the boys (whom) the girl met

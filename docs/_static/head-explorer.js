@@ -320,7 +320,8 @@
       if (why === "they_open") group = [...new Set([...found, ...who.single])].sort((a, b) => a - b);
       // "the girl met the boys so they": the boys, by number; the girl and the boys together
       // is a reading too, said beside the answer
-      const thing = answer && !data.words[tokens[found[0]]].refers && !data.words[tokens[found[0]]].animal;
+      const { refers, animal } = answer ? data.words[tokens[found[0]]] : {};
+      const thing = answer && !refers && !animal && !data.queries.pronoun.includes(tokens[found[0]]);
       if (answer && !thing && tokens[query] === "they" && who.single.length) also = [...who.single, found[0]].sort((a, b) => a - b);
     }
     // still being typed, and nothing named for the last word to depend on ("the she", on the

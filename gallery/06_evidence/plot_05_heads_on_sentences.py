@@ -253,7 +253,7 @@ def parse(tokens, task, which="trained"):
 # a string that English grammar does not read, on which no answer is right or wrong.
 NOUN = ["ADJ", "AGE", "THING", "PERSON"]
 FOLLOW = {"THE": NOUN, "ADJ": NOUN, "AGE": NOUN, "PREP": ["THE", *NOUN], "VERB": ["THE", *NOUN, "PREP", "SLOT"],
-          "CONJ": ["THE", *NOUN, "PRONOUN"], "SAW": ["THE", *NOUN, "PRONOUN"]}  # fmt: skip
+          "CONJ": ["THE", *NOUN, "PRONOUN"], "SAW": ["THE", *NOUN, "PRONOUN"], "PRONOUN": ["VERB", "SLOT"]}  # fmt: skip
 
 
 def garbled(tokens):
