@@ -236,6 +236,38 @@ def test_the_site_serves_the_stylesheets_that_were_checked(layout) -> None:
             assert served == (sources / name).read_bytes(), f"{language}/_static/{name} differs"
 
 
+# what differs between the editions' _static: the language's own settings, words and data
+PER_EDITION = {"documentation_options.js", "translations.js", "head-explorer-data.js"}
+# the one <style> a page may carry: the theme's, for readers without JavaScript
+PAGE_STYLE = ".pst-js-only { display: none !important; }"
+
+
+def test_colours_come_only_from_the_checked_stylesheets(layout) -> None:
+    """A page takes its look from the served stylesheets alone, the same in both editions
+    (a vendor's too: sphinx-gallery's, the theme's), whose colours the checks above and axe
+    read: no page adds a <style> of its own or an inline colour, and no edition's _static
+    file differs from the other's but its language's settings."""
+    problems = []
+    for language, folder in layout.languages.items():
+        for page in html_pages(folder):
+            markup = page.read_text(encoding="utf-8")
+            for style in re.findall(r"<style[^>]*>(.*?)</style>", markup, re.DOTALL):
+                if style.strip() != PAGE_STYLE:
+                    problems.append(f"{language}/{page.relative_to(folder)}: <style>{style[:80]}")
+            for inline in re.findall(r'\sstyle="([^"]*(?:color|opacity|filter)[^"]*)"', markup):
+                problems.append(f"{language}/{page.relative_to(folder)}: style={inline!r}")
+    editions = [folder / "_static" for folder in layout.languages.values()]
+    if len(editions) == 2:
+        files = [
+            {p.relative_to(s).as_posix(): p for p in s.rglob("*") if p.is_file()} for s in editions
+        ]
+        for name in sorted((files[0].keys() | files[1].keys()) - PER_EDITION):
+            a, b = (f.get(name) for f in files)
+            if a is None or b is None or a.read_bytes() != b.read_bytes():
+                problems.append(f"_static/{name}: differs between the editions")
+    assert not problems, "\n".join(problems[:20])
+
+
 # ---------------------------------------------------------------------------------------------
 # The editions show the same things
 
@@ -440,6 +472,7 @@ def article_text(page: Path) -> str:
 # the papers' titles, kept in English (the glossary's rule), and quotations: the sentences
 # the model reads are English, quoted “…” or 「…」
 KEPT_ENGLISH = ("Attention Is All You Need", "Are Sixteen Heads Really Better than One")
+GLUED = re.compile(r"[\u4e00-\u9fff][A-Za-z]{2,}|[A-Za-z]{2,}[\u4e00-\u9fff]")
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》")
 # a heading, caption, choice, term or table header without a Chinese character is English,
 # but for the names that stand alone as table headers
@@ -550,7 +583,10 @@ def english_sentences(page: Path) -> list[str]:
     around = [f"around the article {words!r}" for words in parser.around
               if re.search(r"[A-Za-z]{3,}", words) and not CJK.search(words)
               and words not in KEPT_AROUND and not API_NAME.fullmatch(words)]  # fmt: skip
-    return ENGLISH_RUN.findall(text) + english + said + around
+    # an English word set against a Chinese character: the Chinese puts a space between the
+    # two, so a word glued on is one typed in place of Chinese ("，shape为")
+    glued = [f"glued {word!r}" for word in GLUED.findall(text)]
+    return ENGLISH_RUN.findall(text) + english + said + around + glued
 
 
 def test_chinese_prose_is_chinese(layout) -> None:
