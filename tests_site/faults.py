@@ -92,11 +92,16 @@ def change_in_zip(root: Path, rel: str, member: str, old: str, new: str) -> None
             zipped.writestr(name, data)
 
 
+def search_index(root: Path, folder: str) -> tuple[Path, dict]:
+    """The edition's searchindex.js, and the index it sets."""
+    path = root / folder / "searchindex.js"
+    text = path.read_text(encoding="utf-8")
+    return path, json.loads(text[text.index("(") + 1 : text.rindex(")")])
+
+
 def chinese_words_from_search(root: Path, document: str) -> None:
     """The Chinese page stays listed and found by its English words, but by no Chinese one."""
-    path = root / "zh_CN" / "searchindex.js"
-    text = path.read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    path, index = search_index(root, "zh_CN")
     at = index["docnames"].index(document)
     for word, found in list(index["terms"].items()):
         rest = [n for n in (found if isinstance(found, list) else [found]) if n != at]
@@ -119,9 +124,7 @@ def swap_editions(root: Path, *names: str) -> None:
 
 def drop_from_search(root: Path, folder: str, document: str) -> None:
     """The index written as Sphinx would without the page: the others renumbered."""
-    path = root / folder / "searchindex.js"
-    text = path.read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    path, index = search_index(root, folder)
     at = index["docnames"].index(document)
     for key in ("docnames", "filenames", "titles"):
         del index[key][at]
@@ -139,9 +142,7 @@ def drop_from_search(root: Path, folder: str, document: str) -> None:
 
 def words_from_search(root: Path, folder: str, document: str, keep: int = 0) -> None:
     """The page stays listed in the search index, but no word leads to it (or ``keep`` words)."""
-    path = root / folder / "searchindex.js"
-    text = path.read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    path, index = search_index(root, folder)
     at = index["docnames"].index(document)
     kept = [w for w, found in index["terms"].items() if at in (found if isinstance(found, list) else [found])][:keep]  # fmt: skip
     for key in ("terms", "titleterms"):
@@ -160,9 +161,7 @@ def retitle_in_search(
 ) -> None:
     """The page's entry in the search index given another title, or its place swapped with
     ``swap``'s (names and files, the titles left): each result leads to the other page."""
-    path = root / folder / "searchindex.js"
-    text = path.read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    path, index = search_index(root, folder)
     at = index["docnames"].index(document)
     if title:
         index["titles"][at] = title
@@ -175,9 +174,7 @@ def retitle_in_search(
 
 def retitle_section(root: Path, folder: str, title: str, new: str) -> None:
     """A section's title in the search index (what a result shows as "page > section")."""
-    path = root / folder / "searchindex.js"
-    text = path.read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    path, index = search_index(root, folder)
     index["alltitles"][new] = index["alltitles"].pop(title)
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 

@@ -379,13 +379,18 @@ def test_a_translation_keeps_every_number_and_name(layout) -> None:
 NOT_DOCUMENTS = {"search", "genindex", "py-modindex"}
 
 
-def search_documents(folder: Path) -> dict[str, tuple[int, str]]:
-    """The documents that ``folder``'s ``searchindex.js`` indexes (``tutorial/index``...), each
-    with the number of words it is found by and its title."""
+def search_index(folder: Path) -> dict:
+    """The index ``folder``'s ``searchindex.js`` sets."""
     text = (folder / "searchindex.js").read_text(encoding="utf-8")
     found = re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)
     assert found, f"{folder / 'searchindex.js'} is not Sphinx's index"
-    index = json.loads(found[1])
+    return json.loads(found[1])
+
+
+def search_documents(folder: Path) -> dict[str, tuple[int, str]]:
+    """The documents that ``folder``'s ``searchindex.js`` indexes (``tutorial/index``...), each
+    with the number of words it is found by and its title."""
+    index = search_index(folder)
     words = [0] * len(index["docnames"])
     for documents in index["terms"].values():
         for number in documents if isinstance(documents, list) else [documents]:
@@ -431,8 +436,7 @@ def test_every_page_is_in_its_search_index(layout) -> None:
 def english_section_titles(folder: Path) -> list[str]:
     """The section titles of ``folder``'s search index with English words outside code: on a
     Chinese page (not the API's), each English word of a title is code its page shows."""
-    text = (folder / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)[1])
+    index = search_index(folder)
     english = []
     for title, places in index["alltitles"].items():
         for page in {index["docnames"][number] for number, _ in places} - {""}:
@@ -448,8 +452,7 @@ def english_section_titles(folder: Path) -> list[str]:
 
 def search_words(folder: Path) -> dict[str, tuple[int, int]]:
     """Each indexed page: how many words find it, and how many of them are Chinese."""
-    text = (folder / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.DOTALL)[1])
+    index = search_index(folder)
     counts = [[0, 0] for _ in index["docnames"]]
     for term, documents in index["terms"].items():
         for number in documents if isinstance(documents, list) else [documents]:
