@@ -5,10 +5,12 @@
   it: a reader never follows a link or waits for an image into a 404;
 - every page is in its edition's search index (``searchindex.js``): search finds every page;
 - the prose of a Chinese page is Chinese. What may stay English there: code (``code``, ``pre``,
-  ``kbd``), math, names (a run of at most three Latin words: PyTorch, ``nn.MultiheadAttention``,
-  Vaswani et al.), the papers' titles ("Attention Is All You Need": the glossary's rule), the
-  sentences the model reads, quoted (“the keys to the cabinet are”), and the API reference's
-  own words (its generated pages and summary tables, from the docstrings), which stay English.
+  ``kbd``), math, the names and units GLOSSARY.md keeps (PyTorch, GiB), names shaped like code
+  (``nn.MultiheadAttention``), the papers' titles ("Attention Is All You Need": the glossary's
+  rule), the sentences the model reads, quoted (“the keys to the cabinet are”), their words in
+  italics, glosses (词元（token）), and the API reference's own words (its generated pages and
+  summary tables, from the docstrings), which stay English. A run of four English words fails,
+  and so does any one word none of these lets stay.
   So are a page's title, description (search engines, link previews) and figures' alt texts,
   and the words around the article (sidebars, header, footer) but for names;
 - each figure shows the words of its edition, read from what was drawn: the gallery's scraper
@@ -37,6 +39,7 @@ import itertools
 import json
 import re
 import struct
+import sys
 import textwrap
 import zipfile
 from collections import Counter
@@ -602,6 +605,57 @@ def test_chinese_prose_is_chinese(layout) -> None:
                for run in english_sentences(page)]  # fmt: skip
     assert not english, f"{len(english)} English sentences on Chinese pages:\n" + "\n".join(
         english[:30]
+    )
+
+
+# a Latin word of a Chinese page's prose is one the glossary keeps (docs/locale/GLOSSARY.md,
+# "English that stays"), a single letter, a name shaped like code (embed_dim, float32,
+# nn.MultiheadAttention, view()), a word the page quotes (“…”, 「…」), glosses (词元（token）),
+# mentions in italics (*is* and *are*) or shows as code, or a word a heading of the edition shows
+# as code (a gallery card's title is its example's heading, without the code's markup). The
+# catalog check vets each translation's English against the same table; this finds English the
+# built page holds whatever wrote it ("，shape (L, S)" for "，形状 (L, S)")
+LATIN = re.compile(r"[A-Za-z][\w'’.=-]*\w|[A-Za-z]")
+GLOSSED = re.compile(r"（[^）]*）|\([^)]*\)")
+CODE_SHAPED = re.compile(r"[_.\d=]|[a-z][A-Z]")
+NOT_TRANSLATED = {"genindex.html", "py-modindex.html", "search.html"}  # Sphinx's lists of API names
+
+
+def _latin_in(markup_parts: list[str]) -> set[str]:
+    return {w for part in markup_parts for w in LATIN.findall(_words(part))}
+
+
+def stray_english(page: Path, kept: frozenset[str], phrases: tuple[str, ...], headed: set[str]):
+    """The Latin words of a Chinese page's prose that none of the rules above lets it keep."""
+    markup = page.read_text(encoding="utf-8")
+    parser = _Prose()
+    parser.feed(markup)
+    text = "".join(parser.parts)
+    for phrase in phrases:
+        text = text.replace(phrase, " ")
+    shown = INLINE_CODE.findall(markup) + re.findall(r"<em>([^<\u4e00-\u9fff]*)</em>", markup)
+    allowed = headed | _latin_in(shown + QUOTED.findall(text) + GLOSSED.findall(text))
+    rest = re.sub(r"\$[^$\n]*\$|\\\(.*?\\\)", " ", QUOTED.sub(" ", text))
+    return sorted({m[0] for m in LATIN.finditer(rest)
+                   if len(m[0]) > 1 and m[0].lower() not in kept and m[0] not in allowed
+                   and not CODE_SHAPED.search(m[0]) and rest[m.end():m.end() + 1] not in "(["})  # fmt: skip
+
+
+def test_chinese_prose_keeps_only_the_english_the_glossary_keeps(layout) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "docs" / "locale"))
+    import glossary
+
+    rules, folder = glossary.load(), layout.languages["zh_CN"]
+    pages = [p for p in html_pages(folder)
+             if "generated" not in p.relative_to(folder).parts and p.name not in NOT_TRANSLATED]  # fmt: skip
+    headed = _latin_in([c for p in pages for h in re.findall(r"<h\d\b.*?</h\d>", p.read_text(
+        encoding="utf-8"), re.DOTALL) for c in INLINE_CODE.findall(h)])  # fmt: skip
+    stray = [f"{page.relative_to(folder)}: {', '.join(words)}" for page in pages
+             if (words := stray_english(page, rules.english, rules.phrases, headed))]  # fmt: skip
+    assert len(pages) > 60 and not stray, (
+        "English words on Chinese pages that the glossary does not keep (translate them, write "
+        "them as code or quote them, or add a name to GLOSSARY.md's English that stays):\n"
+        + "\n".join(stray)
     )
 
 

@@ -100,7 +100,7 @@ def speed_table(results: dict, messages: Messages) -> nodes.table:
         mark += nodes.inline("", messages[verdict])
         cells = [
             messages[f"cell_{row['mode']}"], str(tuple(row[k] for k in "BLEH")),
-            str(row["batch_first"]), [nodes.strong("", f"{row['ratio']:.2f}")],
+            [nodes.literal("", str(row["batch_first"]))], [nodes.strong("", f"{row['ratio']:.2f}")],
             [nodes.Text(f"≤ {row['goal']:.2f} "), mark], f"{row['ours_gflops']:.1f}",
             f"{row['torch_gflops']:.1f}", f"{100 * row['ours_of_roofline']:.0f} %",
         ]  # fmt: skip

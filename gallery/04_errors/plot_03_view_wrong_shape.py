@@ -4,8 +4,8 @@ view with a hard-coded shape
 
 Splitting heads starts with a ``view`` from ``(B, L, E)`` to ``(B, L, H, D)``. Written with
 the lesson's numbers, ``x.view(2, 5, 8, 8)``, it breaks as soon as the tensor's last
-dimension is not 64: PyTorch says the shape ``'[2, 5, 8, 8]' is invalid for input of size``
-600. We reproduce it, let ``-1`` infer one dimension instead, see where ``-1`` still fails
+dimension is not 64: PyTorch says ``shape '[2, 5, 8, 8]' is invalid for input of size 600``.
+We reproduce it, let ``-1`` infer one dimension instead, see where ``-1`` still fails
 (and where it silently infers a wrong size), and show the error of :func:`mha.split_heads`,
 which names the dimension and the head counts that fit.
 """
