@@ -213,6 +213,7 @@ FIGURE = "sphx_glr_plot_01_head_heatmaps_001"
 ZH_PAGE_2, ZH_PAGE_3 = "zh_CN/tutorial/02_walkthrough.html", "zh_CN/tutorial/03_pytorch_module.html"
 LINKS = FILES + "test_links_go_where_they_say"
 SEARCH = FILES + "test_every_page_is_in_its_search_index"
+SIZES = FILES + "test_each_size_the_tutorial_states_is_in_its_code"
 GLOSSARY_KEPT = FILES + "test_chinese_prose_keeps_only_the_english_the_glossary_keeps"
 EXECUTED = FILES + "test_each_executed_page_shows_the_code_that_ran_and_what_it_printed"
 OUTPUTS = "tests_site/test_reader.py::test_no_traceback_error_or_repr_in_outputs"
@@ -643,6 +644,14 @@ FAULTS = [
           lambda r: sub(r, "zh_CN/explanation/cost.html", r"<td><p>加权求和</p></td>", "<td><p>weighted sum</p></td>"),
           (FILES + "test_a_chinese_table_cell_is_chinese",), (FILES + "test_a_chinese_table_cell_is_chinese",),
           "weighted sum"),
+    Fault("the quick start's prose says 4 heads, its code 8, in both editions",
+          lambda r: [sub(r, "en/index.html", "through 8 heads of attention", "through 4 heads of attention"),
+                     sub(r, "zh_CN/index.html", "送入一个 8 头注意力层", "送入一个 4 头注意力层")],
+          (SIZES,), (SIZES,), "index.html: 4"),
+    Fault("the tutorial's index gives the lesson's sequence length as 6, in both editions",
+          lambda r: [sub(r, "en/tutorial/index.html", "sequence length 5,", "sequence length 6,"),
+                     sub(r, "zh_CN/tutorial/index.html", "序列长度为 5，", "序列长度为 6，")],
+          (SIZES,), (SIZES,), "tutorial/index.html: 6"),
     Fault("a default on the API page that is not the package's (dropout=0.1)",
           lambda r: sub(r, "en/reference/generated/mha.MultiHeadAttention.html", r'(<span class="n"><span class="pre">dropout</span></span><span class="o"><span class="pre">=</span></span><span class="default_value"><span class="pre">)0\.0', r"\g<1>0.1"),
           (FILES + "test_each_api_signature_is_the_packages",), (FILES + "test_each_api_signature",),

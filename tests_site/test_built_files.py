@@ -325,10 +325,10 @@ NUMBER = re.compile(r"\d(?:[\d,\u202f\u2009\u00a0]*\d)?(?:\.\d+)?")
 SAID_OTHERWISE = {("tutorial/08_tiled_attention.html", "67")}
 
 
-def _without(markup: str, opening: str) -> str:
+def _without(markup: str, opening: str, tag: str = "span") -> str:
     """``markup`` without each element that starts with ``opening`` (a span, nested or not)."""
     while (start := markup.find(opening)) >= 0:
-        markup = markup[:start] + markup[element_end(markup, start, "span") :]
+        markup = markup[:start] + markup[element_end(markup, start, tag) :]
     return markup
 
 
@@ -970,6 +970,67 @@ def test_each_executed_page_shows_the_code_that_ran_and_what_it_printed(layout) 
 ROW = re.compile(r"<tr\b.*?</tr>", re.DOTALL)
 CELL_TEXT = re.compile(r"<t[dh]\b.*?</t[dh]>", re.DOTALL)
 SHAPE = re.compile(r"\(\d+, \d+, \d+, \d+\)")
+
+
+# a size the prose states: "8 heads", "5 tokens", "sequence length 5", "8 个头", "长度为 5",
+# and "= 64" in its math ($d_{model} = 64$)
+STATED_SIZE = {
+    "en": re.compile(r"(?<![\w.,])(\d[\d,]*) (?:heads?|tokens?|sequences?|queries|keys|dimensions)"
+                     r"\b|\b(?:batch|length|width) (?:of )?(\d[\d,]*)\b"),
+    "zh_CN": re.compile(r"(?<![\w.,])(\d[\d,]*) ?个?(?:头|词元|序列|查询|键|维)|(?:批量|长度|宽度)"
+                        r"(?:为|是)? ?(\d[\d,]*)"),
+}  # fmt: skip
+TEX_SIZE = re.compile(
+    r'<annotation encoding="application/x-tex">(?:[^=<\d+]*=)+\s*(\d+)\s*</annotation>'
+)
+THE_LESSONS_SIZES = "tutorial/02_walkthrough.html"  # the page that runs the lesson's sizes
+
+
+def shown_numbers(markup: str) -> set[str]:
+    """The numbers of an article's code and outputs, thousands unseparated (8,192: 8192)."""
+    shown = re.findall(r"<pre\b.*?</pre>|<code\b.*?</code>", markup, re.DOTALL)
+    return {n.replace(",", "") for n in re.findall(r"\d[\d,]*", _words(" ".join(shown)))}
+
+
+def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
+    """The tutorial's index says that every shape and number its text states is printed or
+    asserted by a code cell on its page. Each size stated by the prose of a tutorial page and of
+    the landing page's quick start (STATED_SIZE) is a number of that page's code or output; the
+    index's (the lesson's sizes, its table of sections aside) those of page 2, the summary's those of the pages 1-5 it sums
+    up. A figure's caption (it speaks of its figure, drawn by an example elsewhere), a link's
+    text (another page's title) and a question's supposition are left out. "4 heads" over code with 8 fails."""
+    checked = 0
+    for language, folder in layout.languages.items():
+        cells = re.findall(
+            r"<pre\b.*?</pre>", (folder / THE_LESSONS_SIZES).read_text(encoding="utf-8"), re.DOTALL
+        )
+        lessons = shown_numbers(
+            next(c for c in cells if "num_heads" in c)
+        )  # the cell that sets them
+        wrong = []
+        for page in [folder / "index.html", *sorted((folder / "tutorial").glob("*.html"))]:
+            markup = page.read_text(encoding="utf-8")
+            shown_here = shown_numbers(article_of(markup))
+            markup = _without(_without(markup, '<div class="mha-question"', "div"), "<figcaption",
+                              "figcaption")  # fmt: skip
+            markup = _without(markup, '<a class="reference internal"', "a")  # another page's words
+            if page.name == "index.html" and page.parent.name == "tutorial":
+                shown = lessons  # its table names the lesson's sections, shown on their pages
+                markup = _without(markup, "<table", "table")
+            else:
+                shown = shown_here
+            if page.name.startswith("06_"):
+                shown |= {n for p in page.parent.glob("0[1-5]_*.html") for n in shown_numbers(
+                    article_of(p.read_text(encoding="utf-8")))}  # fmt: skip
+            parser = _Prose()
+            parser.feed(markup)
+            stated = [n.replace(",", "") for found in STATED_SIZE[language].findall(
+                "".join(parser.parts)) for n in found if n] + TEX_SIZE.findall(article_of(markup))  # fmt: skip
+            checked += len(stated)
+            wrong += [f"{page.relative_to(folder)}: {n}" for n in stated if n not in shown]
+        assert not wrong, f"{language}: sizes the prose states that its code does not:\n" + (
+            "\n".join(wrong))  # fmt: skip
+    assert checked > 100, f"only {checked} stated sizes read"
 
 
 def table_rows(table: str) -> list[list[str]]:
