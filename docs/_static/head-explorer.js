@@ -220,11 +220,10 @@
     const earlier = (i) => before.slice(0, i).filter((w) => fits(w).includes(before[i]) && !pronouns.includes(w));
     const named = before.map((w, i) => i)
       .filter((i) => fits(before[i]).length && !(pronouns.includes(before[i]) && earlier(i).length === 1));
-    const people = named.filter((i) => data.words[before[i]].refers || pronouns.includes(before[i]));
     const found = named.filter((i) => fits(before[i]).includes(pronoun));
     const single = named.filter((i) => !fits(before[i]).includes("they"));
     const together = pronoun === "they" && single.length === 2 && !found.length;
-    return { named, people, single, found: together ? [...found, "together"] : found };
+    return { named, single, found: together ? [...found, "together"] : found };
   }
 
   // Two neighbouring words no English sentence puts together ("the the", "keys keys", "near
@@ -269,7 +268,7 @@
     }
     const parsed = roles.trained || roles.wider;
     const marks = {};
-    let answer = null, why = null, count = 0, found = [], group = [], also = [], number = null;
+    let answer = null, why = null, found = [], group = [], also = [], number = null;
     if (task === "agreement") {
       if (parsed) {
         marks.subject = parsed.subject;
@@ -283,7 +282,6 @@
       }
     } else {
       const who = referents(data, tokens, tokens[query]);
-      count = who.people.length;
       found = who.found;
       // the two the model chooses between: the pattern's; else the first two nouns named; or the
       // only two named at all, where the pronoun means one ("the dogs helped the king so they")
@@ -314,7 +312,7 @@
       } else if (tokens[query] === "they" && who.single.length > 2) {
         why = "groups"; // "the king near the queen met the girl because they": any two, or all
       } else {
-        why = parsed || who.named.length ? "neither" : count === 0 ? "nobody" : "people";
+        why = parsed || who.named.length ? "neither" : "nobody";
       }
       if (why === "together" || why === "groups") group = who.single; // "they": these, together
       if (why === "they_open") group = [...new Set([...found, ...who.single])].sort((a, b) => a - b);
@@ -336,7 +334,7 @@
     if (pair || (!reads && why !== "noun")) [answer, why, found, group, also] = [null, "unread", [], [], []];
     const inside = Boolean(roles.trained) && answer !== null;
     if (why === "unread") for (const kind of Object.keys(marks)) delete marks[kind];
-    return { task, query, marks, answer, inside, why, count, found, group, also, number, pair };
+    return { task, query, marks, answer, inside, why, found, group, also, number, pair };
   }
 
   function gloss(data, tokens, sentence) {
@@ -903,7 +901,7 @@
         const number = sentence.number ? fill(text.answer_unread_number, { number: text["value_" + sentence.number] }) : "";
         return sentences([sentence.pair ? fill(text.answer_unread_pair, { words: sentence.pair.join(" ") }) : text.answer_unread, number]);
       }
-      return said || fill(text.answer_people, { n: sentence.count });
+      return said;
     }
 
     // With the heads of `k` off, whether those still on decide nothing: each push left below
