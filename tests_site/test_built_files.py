@@ -127,6 +127,36 @@ def test_every_address_resolves(site_dir: Path) -> None:
     assert not problems, f"{len(problems)} addresses lead nowhere:\n" + "\n".join(problems[:30])
 
 
+SRCSET = re.compile(r'srcset="([^"]+)"')
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """A PNG's (width, height) in pixels, from its header."""
+    return struct.unpack(">II", path.read_bytes()[16:24])
+
+
+def test_each_2x_image_has_twice_the_pixels(site_dir: Path) -> None:
+    """A high-density screen takes an image's ``2x`` candidate (``2.00x``, sphinx-gallery's):
+    it has twice the width and height of the ``1x`` one beside it (±1 px), or the figure shows
+    blurred there where the page looks sharp on a laptop's screen."""
+    problems, checked = [], 0
+    for page in html_pages(site_dir):
+        for srcset in SRCSET.findall(page.read_text(encoding="utf-8")):
+            candidates = dict(reversed(part.split()) if " " in part.strip() else ("1x", part.strip())
+                              for part in srcset.split(","))  # fmt: skip
+            one, two = candidates.get("1x"), candidates.get("2x") or candidates.get("2.00x")
+            if not (one and two and one.endswith(".png") and two.endswith(".png")):
+                continue
+            checked += 1
+            (w1, h1), (w2, h2) = (png_size(page.parent / unquote(u)) for u in (one, two))
+            if abs(w2 - 2 * w1) > 1 or abs(h2 - 2 * h1) > 1:
+                problems.append(
+                    f"{page.relative_to(site_dir)}: {two} is {w2}x{h2} px, {one} {w1}x{h1}"
+                )
+    assert checked > 100, f"only {checked} 1x and 2x pairs read"
+    assert not problems, "2x images without twice the pixels:\n" + "\n".join(problems[:20])
+
+
 # Links that say where they go: the language switch to this page in the other edition, the
 # footer's previous and next page to the page they name, "page 4" to the tutorial's page 4
 SWITCH = re.compile(r'mha-language-switch" href="([^"]+)"')
