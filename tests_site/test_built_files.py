@@ -2,7 +2,8 @@
 
 - every address a page names (``href``, ``src``, ``srcset``: links, scripts, stylesheets, the
   2x and phone figures) is a file of the site, and every ``#anchor`` into a page is an ``id`` of
-  it: a reader never follows a link or waits for an image into a 404;
+  it: a reader never follows a link or waits for an image into a 404; a ``2x`` image has twice
+  the pixels of its ``1x``;
 - every page is in its edition's search index (``searchindex.js``): search finds every page;
 - the prose of a Chinese page is Chinese. What may stay English there: code (``code``, ``pre``,
   ``kbd``), math, the names and units GLOSSARY.md keeps (PyTorch, GiB), names shaped like code
