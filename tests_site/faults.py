@@ -99,6 +99,15 @@ def search_index(root: Path, folder: str) -> tuple[Path, dict]:
     return path, json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
+def section_misfiled(root: Path, folder: str, document: str) -> None:
+    """The first section title of ``document`` filed under an anchor its page does not have."""
+    path, index = search_index(root, folder)
+    at = index["docnames"].index(document)
+    places = next(p for p in index["alltitles"].values() if p[0][0] == at and p[0][1])
+    places[0][1] += "-gone"
+    write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
+
+
 def chinese_words_from_search(root: Path, document: str) -> None:
     """The Chinese page stays listed and found by its English words, but by no Chinese one."""
     path, index = search_index(root, "zh_CN")
@@ -308,6 +317,19 @@ FAULTS = [
     Fault("one English word between spaces in a Chinese list item",
           lambda r: sub(r, "zh_CN/howto/masks.html", r"(attn_<wbr>mask</span></code>，)形状", r"\1shape "),
           (GLOSSARY_KEPT,), (GLOSSARY_KEPT,), "howto/masks.html: shape"),
+    Fault("a Chinese gallery card's tooltip in English",
+          lambda r: sub(r, "zh_CN/auto_examples/index.html", r'tooltip="每个头把每个查询[^"]*"',
+                        'tooltip="Each head compares every query with every key."'),
+          (FILES + "test_chinese_prose_is_chinese",), (FILES + "test_chinese_prose_is_chinese",),
+          "Each head compares every query"),
+    Fault("a link in a Chinese article to the English edition's page",
+          lambda r: sub(r, "zh_CN/howto/masks.html", r'href="\.\./reference/generated/mha\.causal_mask\.html',
+                        'href="../../en/reference/generated/mha.causal_mask.html'),
+          (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
+          "another edition's file"),
+    Fault("a section title filed in search under an anchor its page does not have",
+          lambda r: section_misfiled(r, "en", "explanation/why-heads"),
+          (SEARCH,), (SEARCH,), "search files under no section"),
     Fault("a one-word English card title on the Chinese landing page",
           lambda r: sub(r, "zh_CN/index.html", r'(sd-card-title sd-font-weight-bold docutils">\s*)教程',
                         r"\1Tutorial"),

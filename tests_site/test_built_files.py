@@ -74,8 +74,13 @@ class _Addresses(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.addresses: list[tuple[str, str]] = []  # (tag, address)
         self.ids: set[str] = set()
+        self.in_article: set[str] = set()  # the addresses of the article's links
+        self.article = False
 
     def handle_starttag(self, tag: str, attrs) -> None:
+        self.article |= tag == "article"
+        if tag == "a" and self.article and dict(attrs).get("href"):
+            self.in_article.add(dict(attrs)["href"])
         for name, value in attrs:
             if name == "id" and value:
                 self.ids.add(value)
@@ -83,6 +88,9 @@ class _Addresses(HTMLParser):
                 continue
             urls = [part.split()[0] for part in value.split(",") if part.strip()]
             self.addresses += [(tag, url) for url in (urls if name == "srcset" else [value])]
+
+    def handle_endtag(self, tag: str) -> None:
+        self.article &= tag != "article"
 
 
 def _parse(page: Path) -> _Addresses:
@@ -111,7 +119,8 @@ def broken_addresses(root: Path) -> tuple[list[str], int]:
                 target = target / "index.html"
             where = f"{page.relative_to(root)}: <{tag}> {address}"
             edition = page.relative_to(root).parts[0]  # en, zh_CN: what a page shows is its own
-            if tag != "a" and edition in EDITIONS and target.relative_to(root).parts[0] != edition:
+            other = edition in EDITIONS and target.relative_to(root).parts[0] != edition
+            if other and (tag != "a" or address in found.in_article):  # but the language switch
                 problems.append(f"{where}: another edition's file")
             if not target.is_file():
                 problems.append(f"{where}: no such file")
@@ -449,6 +458,14 @@ def test_every_page_is_in_its_search_index(layout) -> None:
                     for page, (_, title) in indexed.items()
                     if (heading := titles(folder / f"{page}.html")) != _words(title)]  # fmt: skip
         assert not misnamed, f"{language}: search results titled wrongly:\n" + "\n".join(misnamed)
+        # each section title leads to its section: the anchor it is filed under is an id there
+        index, ids = search_index(folder), {}
+        lost = [f"{title!r}: {index['docnames'][doc]}#{anchor}" for title, places in
+                index["alltitles"].items() for doc, anchor in places if anchor and anchor not in
+                ids.setdefault(doc, _parse(folder / f"{index['docnames'][doc]}.html").ids)]  # fmt: skip
+        assert not lost, f"{language}: section titles search files under no section:\n" + "\n".join(
+            lost
+        )
         if language == "zh_CN":  # every section's title, as search shows it ("page > section")
             english = english_section_titles(folder)
             assert not english, "Chinese search results titled in English:\n" + "\n".join(english)
@@ -551,6 +568,8 @@ class _Prose(HTMLParser):
         given = dict(attrs)
         if tag == "img" and given.get("alt"):
             self.said.append(f"alt {given['alt']!r}")
+        if given.get("tooltip"):  # a gallery card's summary, shown on hover
+            self.said.append(f"tooltip {given['tooltip']!r}")
         if any(tag == t and given.get(a) == v for t, a, v in SAID):
             self.said.append(f"{tag} {given.get('content', '')!r}")
         self.in_title = tag == "title"
@@ -593,6 +612,17 @@ class _Prose(HTMLParser):
         self.joined = False
 
 
+@functools.cache
+def text_of(page: Path) -> str:
+    return page.read_text(encoding="utf-8")
+
+
+@functools.cache
+def page_codes(page: Path) -> set[str]:
+    """The inline code a page shows, as text."""
+    return {html.unescape(re.sub(r"<[^>]+>", "", c)) for c in INLINE_CODE.findall(text_of(page))}
+
+
 def english_sentences(page: Path) -> list[str]:
     """The runs of English words in the prose of ``page``, and its headings, captions, terms
     and table headers with an English word and no Chinese (see the module's doc)."""
@@ -609,10 +639,10 @@ def english_sentences(page: Path) -> list[str]:
             and not CJK.search(said)]  # fmt: skip
     # a Chinese description (or link preview) with an English sentence inside, outside what the
     # page shows as code and what it quotes (up to where the description is cut)
-    markup = page.read_text(encoding="utf-8")
-    codes = sorted({html.unescape(re.sub(r"<[^>]+>", "", c)) for c in INLINE_CODE.findall(markup)},
-                   key=len, reverse=True)  # fmt: skip
-    for description in (html.unescape(s) for s in parser.said if s.startswith("meta")):
+    # (a gallery card's tooltip: what its example's page shows as code)
+    shown = [page, *(page.parent.rglob("plot_*.html") if 'tooltip="' in text_of(page) else [])]
+    codes = sorted(set().union(*map(page_codes, shown)), key=len, reverse=True)
+    for description in (html.unescape(s) for s in parser.said if s.startswith(("meta", "tooltip"))):
         prose = re.sub(r"“[^”]*$", "", QUOTED.sub("", description))
         for code in codes:
             prose = prose.replace(code, "")
