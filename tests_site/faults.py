@@ -122,13 +122,17 @@ def chinese_words_from_search(root: Path, document: str) -> None:
     write(path, f"Search.setIndex({json.dumps(index, ensure_ascii=False)})")
 
 
+def swap(one: Path, other: Path) -> None:
+    """The two files' bytes, exchanged."""
+    a, b = one.read_bytes(), other.read_bytes()
+    write(one, b)
+    write(other, a)
+
+
 def swap_editions(root: Path, *names: str) -> None:
     """The English and the Chinese edition's files of these names, exchanged."""
     for name in names:
-        english, chinese = root / "en" / "_images" / name, root / "zh_CN" / "_images" / name
-        a, b = english.read_bytes(), chinese.read_bytes()
-        write(english, b)
-        write(chinese, a)
+        swap(root / "en" / "_images" / name, root / "zh_CN" / "_images" / name)
 
 
 def drop_from_search(root: Path, folder: str, document: str) -> None:
@@ -293,6 +297,11 @@ FAULTS = [
                                        ("", "_2_00x", "_phone", "_phone_2_00x"))),
           (FILES + "test_each_figure_shows_its_editions_words",),
           (FILES + "test_each_figure_shows_its_editions_words",), f"zh_CN {FIGURE}"),
+    Fault("two Chinese figures of one example swapped, every size",
+          lambda r: [swap(r / f"zh_CN/_images/{FIGURE}{v}.png", r / f"zh_CN/_images/{FIGURE[:-1]}3{v}.png")
+                     for v in ("", "_2_00x", "_phone", "_phone_2_00x")],
+          (FILES + "test_each_figure_shows_its_editions_words",),
+          (FILES + "test_each_figure_shows_its_editions_words",), "not its English twin's numbers"),
     Fault("an English page's phone figure showing the Chinese one",
           lambda r: write(r / "en/_images/sphx_glr_plot_03_what_heads_learn_001_phone.png",
                           (r / "zh_CN/_images/sphx_glr_plot_03_what_heads_learn_001_phone.png").read_bytes()),

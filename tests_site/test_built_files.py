@@ -761,6 +761,7 @@ def test_the_stylesheets_words_are_in_chinese_on_a_chinese_page(layout) -> None:
 # ---------------------------------------------------------------------------------------------
 # Each figure shows its edition's words, read from what was drawn
 
+DRAWN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 GALLERY_PNG = re.compile(r"sphx_glr_\w+?_\d{3}(?:_phone)?(?:_2_00x)?\.png$")
 WORD = re.compile(r"(?<![\\$_{])\b[A-Za-z]{3,}\b")  # an English word, not a TeX command
 
@@ -795,7 +796,8 @@ def gallery_figures(folder: Path) -> dict[str, Path]:
 
 def test_each_figure_shows_its_editions_words(layout) -> None:
     """On a Chinese page every figure whose English twin has English words has Chinese; on an
-    English page none has Chinese. Every figure, 2x and phone versions included."""
+    English page none has Chinese; the two show the same numbers (one figure, its words
+    translated: two figures swapped fail). Every figure, 2x and phone versions included."""
     english = gallery_figures(layout.main)
     chinese = gallery_figures(layout.languages["zh_CN"]) if "zh_CN" in layout.languages else {}
     assert len(english) >= 90, f"only {len(english)} figure files on the English pages"
@@ -811,6 +813,10 @@ def test_each_figure_shows_its_editions_words(layout) -> None:
             problems.append(f"{name}: an English page's figure shows no English word")
         elif not CJK.search(twin):
             problems.append(f"zh_CN {name}: shows English, {twin.strip()[:60]!r}")
+        numbers = [Counter(DRAWN_NUMBER.findall(w.replace(",", ""))) for w in (words, twin)]
+        if numbers[0] != numbers[1]:  # another figure, or another run's
+            problems.append(f"zh_CN {name}: not its English twin's numbers, "
+                            f"{dict(numbers[0] - numbers[1])} not shown, {dict(numbers[1] - numbers[0])} more")  # fmt: skip
     assert not problems, "\n".join(problems[:20])
 
 
