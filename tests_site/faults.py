@@ -226,6 +226,7 @@ FIGURE = "sphx_glr_plot_01_head_heatmaps_001"
 ZH_PAGE_2, ZH_PAGE_3 = "zh_CN/tutorial/02_walkthrough.html", "zh_CN/tutorial/03_pytorch_module.html"
 LINKS = FILES + "test_links_go_where_they_say"
 SEARCH = FILES + "test_every_page_is_in_its_search_index"
+CARD_PICTURES = "tests_site/test_browser.py::test_each_chinese_card_shows_its_examples_picture"
 SIZES = FILES + "test_each_size_the_tutorial_states_is_in_its_code"
 GLOSSARY_KEPT = FILES + "test_chinese_prose_keeps_only_the_english_the_glossary_keeps"
 EXECUTED = FILES + "test_each_executed_page_shows_the_code_that_ran_and_what_it_printed"
@@ -302,6 +303,10 @@ FAULTS = [
                      for v in ("", "_2_00x", "_phone", "_phone_2_00x")],
           (FILES + "test_each_figure_shows_its_editions_words",),
           (FILES + "test_each_figure_shows_its_editions_words",), "not its English twin's numbers"),
+    Fault("two Chinese cards' thumbnail files holding each other's picture",
+          lambda r: swap(r / "zh_CN/_images/sphx_glr_plot_02_kv_cache_thumb.png",
+                         r / "zh_CN/_images/sphx_glr_plot_04_cache_memory_thumb.png"),
+          (CARD_PICTURES,), (CARD_PICTURES,), "sphx_glr_plot_02_kv_cache_thumb.png looks like"),
     Fault("an English page's phone figure showing the Chinese one",
           lambda r: write(r / "en/_images/sphx_glr_plot_03_what_heads_learn_001_phone.png",
                           (r / "zh_CN/_images/sphx_glr_plot_03_what_heads_learn_001_phone.png").read_bytes()),
@@ -334,6 +339,11 @@ FAULTS = [
     Fault("a link in a Chinese article to the English edition's page",
           lambda r: sub(r, "zh_CN/howto/masks.html", r'href="\.\./reference/generated/mha\.causal_mask\.html',
                         'href="../../en/reference/generated/mha.causal_mask.html'),
+          (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
+          "another edition's file"),
+    Fault("a Chinese page's sidebar entry leading to the English edition",
+          lambda r: sub(r, "zh_CN/howto/masks.html", r'(<li class="toctree-l1[^"]*"><a class="reference internal" href=")([^"]+\.html)"',
+                        r'\1../../en/howto/\2"'),
           (FILES + "test_every_address_resolves",), (FILES + "test_every_address_resolves",),
           "another edition's file"),
     Fault("a section title filed in search under an anchor its page does not have",

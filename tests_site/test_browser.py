@@ -42,6 +42,39 @@ def test_search_finds_gallery_page(shared, layout) -> None:
     assert any("/auto_examples/" in link for link in links), links
 
 
+# each card's picture, drawn 24 x 16 px, against every English card's: the nearest is its twin
+THUMB_TWINS_JS = """async () => {
+  const cards = [...document.querySelectorAll(".sphx-glr-thumbcontainer img")];
+  const drawn = async (src) => {
+    const img = new Image();
+    img.src = src;
+    await img.decode();
+    const canvas = Object.assign(document.createElement("canvas"), { width: 24, height: 16 });
+    canvas.getContext("2d").drawImage(img, 0, 0, 24, 16);
+    return canvas.getContext("2d").getImageData(0, 0, 24, 16).data;
+  };
+  const ours = await Promise.all(cards.map((img) => drawn(img.src)));
+  const twins = await Promise.all(cards.map((img) => drawn(img.src.replace("/zh_CN/", "/en/"))));
+  const apart = (a, b) => a.reduce((sum, x, k) => sum + (x - b[k]) ** 2, 0);
+  return cards.map((img, i) => {
+    const far = twins.map((twin) => apart(ours[i], twin));
+    return [img.src.split("/").pop(), cards[far.indexOf(Math.min(...far))].src.split("/").pop()];
+  });
+}"""
+
+
+def test_each_chinese_card_shows_its_examples_picture(shared, layout) -> None:
+    """On the Chinese gallery's index each card's picture is its example's: of all the English
+    cards' pictures, the one nearest to it (both drawn 24 x 16 px) is its English twin's. The
+    two differ only in the figure's words; another example's picture is far (a file of the
+    right name holding another thumbnail fails, which the names cannot tell)."""
+    shared.goto("zh_CN/auto_examples/index.html")
+    nearest = shared.page.evaluate(THUMB_TWINS_JS)
+    assert len(nearest) >= 30, f"only {len(nearest)} cards"
+    wrong = [f"{card} looks like the English {twin}" for card, twin in nearest if card != twin]
+    assert not wrong and not shared.problems, "\n".join(wrong + shared.problems)
+
+
 @pytest.mark.parametrize(("language", "query"), [("en", "split_heads"), ("zh_CN", "多头注意力")])
 def test_search_from_a_page_without_the_index(themed, layout, language: str, query: str) -> None:
     """A lesson page loads no search index (search.html does): the reader's search from its

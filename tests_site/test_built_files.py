@@ -74,13 +74,11 @@ class _Addresses(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.addresses: list[tuple[str, str]] = []  # (tag, address)
         self.ids: set[str] = set()
-        self.in_article: set[str] = set()  # the addresses of the article's links
-        self.article = False
+        self.switches: set[str] = set()  # the language switch's addresses
 
     def handle_starttag(self, tag: str, attrs) -> None:
-        self.article |= tag == "article"
-        if tag == "a" and self.article and dict(attrs).get("href"):
-            self.in_article.add(dict(attrs)["href"])
+        if "mha-language-switch" in (dict(attrs).get("class") or ""):
+            self.switches.add(dict(attrs).get("href"))
         for name, value in attrs:
             if name == "id" and value:
                 self.ids.add(value)
@@ -88,9 +86,6 @@ class _Addresses(HTMLParser):
                 continue
             urls = [part.split()[0] for part in value.split(",") if part.strip()]
             self.addresses += [(tag, url) for url in (urls if name == "srcset" else [value])]
-
-    def handle_endtag(self, tag: str) -> None:
-        self.article &= tag != "article"
 
 
 def _parse(page: Path) -> _Addresses:
@@ -120,7 +115,7 @@ def broken_addresses(root: Path) -> tuple[list[str], int]:
             where = f"{page.relative_to(root)}: <{tag}> {address}"
             edition = page.relative_to(root).parts[0]  # en, zh_CN: what a page shows is its own
             other = edition in EDITIONS and target.relative_to(root).parts[0] != edition
-            if other and (tag != "a" or address in found.in_article):  # but the language switch
+            if other and address not in found.switches:
                 problems.append(f"{where}: another edition's file")
             if not target.is_file():
                 problems.append(f"{where}: no such file")
