@@ -51,7 +51,7 @@ def write(path: Path, text: str | bytes) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def sub(root: Path, rel: str, pattern: str, replacement: str, count: int = 1) -> None:
+def sub(root: Path, rel: str, pattern: str, replacement: str | Callable, count: int = 1) -> None:
     """Replace ``pattern`` (a regular expression, DOTALL) in ``root/rel``; it must be found."""
     path = root / rel
     text = path.read_text(encoding="utf-8")
@@ -307,6 +307,11 @@ FAULTS = [
           lambda r: swap(r / "zh_CN/_images/sphx_glr_plot_02_kv_cache_thumb.png",
                          r / "zh_CN/_images/sphx_glr_plot_04_cache_memory_thumb.png"),
           (CARD_PICTURES,), (CARD_PICTURES,), "sphx_glr_plot_02_kv_cache_thumb.png looks like"),
+    Fault("two figures of a Chinese page shown in each other's place (the page's addresses swapped)",
+          lambda r: sub(r, ZH_HEATMAPS, f"{FIGURE}|{FIGURE[:-1]}3",
+                        lambda m: f"{FIGURE[:-1]}3" if m[0] == FIGURE else FIGURE, count=0),
+          (FILES + "test_the_editions_show_the_same_things",),
+          (FILES + "test_the_editions_show_the_same_things",), "figure files"),
     Fault("an English page's phone figure showing the Chinese one",
           lambda r: write(r / "en/_images/sphx_glr_plot_03_what_heads_learn_001_phone.png",
                           (r / "zh_CN/_images/sphx_glr_plot_03_what_heads_learn_001_phone.png").read_bytes()),

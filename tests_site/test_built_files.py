@@ -317,6 +317,9 @@ PARTS = {"img": r"<img\b", "pre": r"<pre\b", "heading": r"<h[1-6]\b", "li": r"<l
 SHOWN_ONLY_IN_CHINESE = {"reference/generated/mha.set_language.html"}
 
 
+IMG_SRC = re.compile(r'<img\b[^>]*\bsrc="([^"]+)"')
+
+
 def article_of(markup: str) -> str:
     """A page's ``<article>``: what the page says, without the theme's parts around it."""
     return markup[markup.find("<article") : markup.rfind("</article>")]
@@ -327,12 +330,16 @@ def article_parts(page: Path) -> dict[str, object]:
     article = article_of(text)
     tables = re.findall(r"<table\b.*?</table>", article, re.DOTALL)
     parts: dict[str, object] = {"rows": [len(re.findall(r"<tr\b", t)) for t in tables]}
+    # the figures, in order, by file (an edition's own chart: speed.zh_CN.png is speed.png)
+    parts["figure files"] = [
+        Path(src).name.replace(".zh_CN", "") for src in IMG_SRC.findall(article)
+    ]
     return parts | {name: len(re.findall(pattern, article)) for name, pattern in PARTS.items()}
 
 
 def test_the_editions_show_the_same_things(layout) -> None:
-    """Each page of the Chinese edition has the English one's tables, row for row, and as many
-    figures, code and output blocks, headings, list items, paragraphs and cards: a row, a card
+    """Each page of the Chinese edition has the English one's tables, row for row, its figures'
+    files in the same order (the edition's own), and as many code and output blocks, headings, list items, paragraphs and cards: a row, a card
     or a paragraph lost in one edition fails (a translation changes words, not parts)."""
     english, chinese = layout.main, layout.languages["zh_CN"]
     problems, compared = [], 0
