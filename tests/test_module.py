@@ -65,6 +65,14 @@ def test_conversion_keeps_dtype_device_and_mode(device) -> None:
     assert back.in_proj_weight.dtype == torch.float64 and back.training
 
 
+def test_repr_names_each_setting() -> None:
+    """Sizes where the head count and the head width differ, so that swapping them shows."""
+    attn = mha.MultiHeadAttention(12, 3, dropout=0.1, batch_first=True)
+    assert repr(attn).splitlines()[1].strip() == (
+        "embed_dim=12, num_heads=3, head_dim=4, dropout=0.1, batch_first=True"
+    )
+
+
 def test_from_torch_rejects_other_modules() -> None:
     with pytest.raises(TypeError, match=r"expected a torch\.nn\.MultiheadAttention, got Linear"):
         mha.MultiHeadAttention.from_torch(nn.Linear(4, 4))
