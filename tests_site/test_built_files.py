@@ -692,14 +692,20 @@ def _latin_in(markup_parts: list[str]) -> set[str]:
 
 
 def stray_english(page: Path, kept: frozenset[str], phrases: tuple[str, ...], headed: set[str]):
-    """The Latin words of a Chinese page's prose that none of the rules above lets it keep."""
+    """The Latin words of a Chinese page's prose, alt texts, description and tooltips that
+    none of the rules above lets it keep."""
     markup = page.read_text(encoding="utf-8")
     parser = _Prose()
     parser.feed(markup)
-    text = "".join(parser.parts)
+    # alt texts, the description (TeX aside, its last word cut), tooltips (and their examples' code)
+    said = [html.unescape(s.split(" ", 1)[1][1:-1]) for s in parser.said]
+    said = [re.sub(r"\\[A-Za-z]+|\{[^{}]*\}|\S*\^\S*|\w+(?:\.\.\.)?$", " ", s) for s in said]
+    text = "".join(parser.parts) + "\n" + "\n".join(said)
     for phrase in phrases:
         text = text.replace(phrase, " ")
-    shown = INLINE_CODE.findall(markup) + re.findall(r"<em>([^<\u4e00-\u9fff]*)</em>", markup)
+    examples = page.parent.rglob("plot_*.html") if 'tooltip="' in markup else []
+    shown = [*INLINE_CODE.findall(markup), *(c for p in examples for c in page_codes(p))]
+    shown += re.findall(r"<em>([^<\u4e00-\u9fff]*)</em>", markup)
     allowed = headed | _latin_in(shown + QUOTED.findall(text) + GLOSSED.findall(text))
     rest = re.sub(r"\$[^$\n]*\$|\\\(.*?\\\)", " ", QUOTED.sub(" ", text))
     return sorted({m[0] for m in LATIN.finditer(rest)
