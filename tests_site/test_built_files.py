@@ -162,6 +162,28 @@ def test_each_2x_image_has_twice_the_pixels(site_dir: Path) -> None:
     assert not problems, "2x images without twice the pixels:\n" + "\n".join(problems[:20])
 
 
+IMG_TAG = re.compile(r"<img\b[^>]*>")
+
+
+def test_each_figure_is_laid_out_at_its_drawn_size(site_dir: Path) -> None:
+    """A figure's ``width`` and ``height`` are its 1x PNG's pixels: larger, a wide window shows
+    it enlarged (blurred, its text too large); smaller, every window shows it shrunk."""
+    problems, checked = [], 0
+    for page in html_pages(site_dir):
+        for tag in IMG_TAG.findall(page.read_text(encoding="utf-8")):
+            given = dict(re.findall(r'\b(width|height|src)="([^"]*)"', tag))
+            width, height, src = given.get("width"), given.get("height"), given.get("src", "")
+            if not (width and height and src.endswith(".png")):
+                continue
+            checked += 1
+            drawn = png_size(page.parent / unquote(src))
+            if (int(width), int(height)) != drawn:
+                problems.append(f"{page.relative_to(site_dir)}: {src} laid out at {width}x{height}, "
+                                f"drawn {drawn[0]}x{drawn[1]}")  # fmt: skip
+    assert checked > 60, f"only {checked} figures with a size read"
+    assert not problems, "figures laid out at another size than drawn:\n" + "\n".join(problems[:20])
+
+
 # Links that say where they go: the language switch to this page in the other edition, the
 # footer's previous and next page to the page they name, "page 4" to the tutorial's page 4
 SWITCH = re.compile(r'mha-language-switch" href="([^"]+)"')
