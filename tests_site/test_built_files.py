@@ -1094,8 +1094,9 @@ def shown_numbers(markup: str) -> set[str]:
 
 def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
     """The tutorial's index says that every shape and number its text states is printed or
-    asserted by a code cell on its page. Each size stated by the prose of a tutorial page and of
-    the landing page's quick start (STATED_SIZE) is a number of that page's code or output; the
+    asserted by a code cell on its page. Each size stated by the prose of a tutorial page, of the
+    landing page's quick start and of a gallery example (STATED_SIZE) is a number of that page's
+    code or output; the
     index's (the lesson's sizes, its table of sections aside) those of page 2, the summary's those of the pages 1-5 it sums
     up. A figure's caption (it speaks of its figure, drawn by an example elsewhere), a link's
     text (another page's title) and a question's supposition are left out. "4 heads" over code with 8 fails."""
@@ -1108,7 +1109,12 @@ def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
             next(c for c in cells if "num_heads" in c)
         )  # the cell that sets them
         wrong = []
-        for page in [folder / "index.html", *sorted((folder / "tutorial").glob("*.html"))]:
+        examples = sorted((folder / "auto_examples").rglob("plot_*.html"))
+        for page in [
+            folder / "index.html",
+            *sorted((folder / "tutorial").glob("*.html")),
+            *examples,
+        ]:
             markup = page.read_text(encoding="utf-8")
             shown_here = shown_numbers(article_of(markup))
             markup = _without(_without(markup, '<div class="mha-question"', "div"), "<figcaption",
