@@ -721,6 +721,10 @@ FAULTS = [
                      sub(r, "zh_CN/auto_examples/01_shapes/plot_03_split_heads.html", "切成 8 个头，每个头 8 列",
                          "切成 4 个头，每个头 16 列", count=0)],
           (SIZES,), (SIZES,), "plot_03_split_heads.html: 4"),
+    Fault("a figure's alt text giving the split heads as (2, 4, 5, 16), its code (2, 8, 5, 8)",
+          lambda r: [sub(r, f"{e}/tutorial/02_walkthrough.html", r'(alt="[^"]*?)\(2, 8, 5, 8\)', r"\1(2, 4, 5, 16)")
+                     for e in ("en", "zh_CN")],
+          (SIZES,), (SIZES,), "02_walkthrough.html: (2, 4, 5, 16)"),
     Fault("the tutorial's index gives the lesson's sequence length as 6, in both editions",
           lambda r: [sub(r, "en/tutorial/index.html", "sequence length 5,", "sequence length 6,"),
                      sub(r, "zh_CN/tutorial/index.html", "序列长度为 5，", "序列长度为 6，")],

@@ -1083,6 +1083,7 @@ STATED_SIZE = {
 TEX_SIZE = re.compile(
     r'<annotation encoding="application/x-tex">(?:[^=<\d+]*=)+\s*(\d+)\s*</annotation>'
 )
+SHAPE_TUPLE = re.compile(r"[(\[](\d+(?:, \d+){2,3})[)\]]")  # (2, 8, 5, 8), torch.Size([2, 8, 5, 8])
 THE_LESSONS_SIZES = "tutorial/02_walkthrough.html"  # the page that runs the lesson's sizes
 
 
@@ -1096,10 +1097,11 @@ def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
     """The tutorial's index says that every shape and number its text states is printed or
     asserted by a code cell on its page. Each size stated by the prose of a tutorial page, of the
     landing page's quick start and of a gallery example (STATED_SIZE) is a number of that page's
-    code or output; the
-    index's (the lesson's sizes, its table of sections aside) those of page 2, the summary's those of the pages 1-5 it sums
-    up. A figure's caption (it speaks of its figure, drawn by an example elsewhere), a link's
-    text (another page's title) and a question's supposition are left out. "4 heads" over code with 8 fails."""
+    code or output, and each shape its prose and alt texts state ("(2, 8, 5, 8)") a shape the
+    code or output shows; the index's sizes (its table of sections aside) are those of page 2,
+    the summary's those of the pages 1-5 it sums up. A figure's caption (it speaks of its
+    figure, drawn by an example elsewhere), a link's text (another page's title) and a
+    question's supposition are left out. "4 heads" over code with 8 fails."""
     checked = 0
     for language, folder in layout.languages.items():
         cells = re.findall(
@@ -1117,6 +1119,8 @@ def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
         ]:
             markup = page.read_text(encoding="utf-8")
             shown_here = shown_numbers(article_of(markup))
+            code = re.findall(r"<pre\b.*?</pre>|<code\b.*?</code>", article_of(markup), re.DOTALL)
+            shown_shapes = set(SHAPE_TUPLE.findall(_words(" ".join(code))))
             markup = _without(_without(markup, '<div class="mha-question"', "div"), "<figcaption",
                               "figcaption")  # fmt: skip
             markup = _without(markup, '<a class="reference internal"', "a")  # another page's words
@@ -1134,6 +1138,9 @@ def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
                 "".join(parser.parts)) for n in found if n] + TEX_SIZE.findall(article_of(markup))  # fmt: skip
             checked += len(stated)
             wrong += [f"{page.relative_to(folder)}: {n}" for n in stated if n not in shown]
+            alts = " ".join(said.split(" ", 1)[1] for said in parser.said if said.startswith("alt"))
+            shapes = SHAPE_TUPLE.findall(f"{''.join(parser.parts)} {alts}")
+            wrong += [f"{page.relative_to(folder)}: ({t})" for t in shapes if t not in shown_shapes]
         assert not wrong, f"{language}: sizes the prose states that its code does not:\n" + (
             "\n".join(wrong))  # fmt: skip
     assert checked > 100, f"only {checked} stated sizes read"
