@@ -1087,10 +1087,14 @@ SHAPE_TUPLE = re.compile(r"[(\[](\d+(?:, \d+){2,3})[)\]]")  # (2, 8, 5, 8), torc
 THE_LESSONS_SIZES = "tutorial/02_walkthrough.html"  # the page that runs the lesson's sizes
 
 
+def shown_text(markup: str) -> str:
+    """The words of an article's code and outputs."""
+    return _words(" ".join(re.findall(r"<pre\b.*?</pre>|<code\b.*?</code>", markup, re.DOTALL)))
+
+
 def shown_numbers(markup: str) -> set[str]:
     """The numbers of an article's code and outputs, thousands unseparated (8,192: 8192)."""
-    shown = re.findall(r"<pre\b.*?</pre>|<code\b.*?</code>", markup, re.DOTALL)
-    return {n.replace(",", "") for n in re.findall(r"\d[\d,]*", _words(" ".join(shown)))}
+    return {n.replace(",", "") for n in re.findall(r"\d[\d,]*", shown_text(markup))}
 
 
 def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
@@ -1119,8 +1123,7 @@ def test_each_size_the_tutorial_states_is_in_its_code(layout) -> None:
         ]:
             markup = page.read_text(encoding="utf-8")
             shown_here = shown_numbers(article_of(markup))
-            code = re.findall(r"<pre\b.*?</pre>|<code\b.*?</code>", article_of(markup), re.DOTALL)
-            shown_shapes = set(SHAPE_TUPLE.findall(_words(" ".join(code))))
+            shown_shapes = set(SHAPE_TUPLE.findall(shown_text(article_of(markup))))
             markup = _without(_without(markup, '<div class="mha-question"', "div"), "<figcaption",
                               "figcaption")  # fmt: skip
             markup = _without(markup, '<a class="reference internal"', "a")  # another page's words
